@@ -1,1 +1,24 @@
 //! StreamLab's stream engine: a faithful model of Redis Streams and consumer groups.
+//!
+//! The engine holds state and applies typed operations to it. It performs no I/O, reads no
+//! clock (every operation that needs the time is given `now` in Unix milliseconds by its
+//! caller, once per command), formats no messages and knows nothing of the wire protocol:
+//! the same inputs always give the same state.
+
+mod glob;
+mod group;
+mod id;
+mod keyspace;
+pub mod listpack;
+mod node;
+mod stream;
+
+pub use glob::glob_match;
+pub use group::{Consumer, ConsumerName, Group, Pending};
+pub use id::{AddId, IdMode, InvalidId, StreamId};
+pub use keyspace::{Keyspace, Value, ValueKind, WrongType};
+pub use node::Node;
+pub use stream::{
+    AddError, AutoClaim, AutoClaimOptions, ClaimOptions, DeleteOutcome, Entry, Fields, RefPolicy, SetIdError, Stream,
+    StreamConfig, Trim, TrimStrategy,
+};

@@ -1,0 +1,204 @@
+//! Consumer groups: the delivery cursor, the pending entries list (PEL) and the consumers.
+//!
+//! Each pending entry is stored once, in the group's PEL, keyed by id; a consumer only keeps
+//! the set of ids it owns. [`Group::check_invariants`] verifies that those sets partition the
+//! PEL exactly.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::sync::Arc;
+
+use crate::id::StreamId;
+
+/// A consumer's name; shared between the consumer table and the PEL records it owns.
+pub type ConsumerName = Arc<[u8]>;
+
+/// One pending (delivered, not yet acknowledged) entry of a group.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Pending {
+    /// The consumer that owns the entry now.
+    pub owner: ConsumerName,
+    /// When it was last delivered (or claimed), in Unix milliseconds.
+    pub delivery_time: i64,
+    /// How many times it has been delivered.
+    pub delivery_count: u64,
+}
+
+/// A consumer of a group.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Consumer {
+    /// The last time the consumer tried to read or claim, in Unix milliseconds.
+    pub seen_time: i64,
+    /// The last time a read or claim gave it an entry; `None` if that never happened.
+    pub active_time: Option<i64>,
+    pending: BTreeSet<StreamId>,
+}
+
+impl Consumer {
+    /// The ids this consumer owns in the group PEL, in id order.
+    pub fn pending(&self) -> &BTreeSet<StreamId> {
+        &self.pending
+    }
+}
+
+/// A consumer group of one stream.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Group {
+    /// The last id delivered to the group (`last-delivered-id`).
+    pub last_id: StreamId,
+    /// How many entries the group has read, when that is known (`entries-read`).
+    pub entries_read: Option<u64>,
+    pel: BTreeMap<StreamId, Pending>,
+    consumers: BTreeMap<ConsumerName, Consumer>,
+}
+
+impl Group {
+    /// A group positioned at `last_id` with no consumers and an empty PEL.
+    pub fn new(last_id: StreamId, entries_read: Option<u64>) -> Group {
+        Group { last_id, entries_read, pel: BTreeMap::new(), consumers: BTreeMap::new() }
+    }
+
+    /// The PEL, in id order.
+    pub fn pel(&self) -> &BTreeMap<StreamId, Pending> {
+        &self.pel
+    }
+
+    /// The consumers, by name in byte order.
+    pub fn consumers(&self) -> &BTreeMap<ConsumerName, Consumer> {
+        &self.consumers
+    }
+
+    /// One consumer by name.
+    pub fn consumer(&self, name: &[u8]) -> Option<&Consumer> {
+        self.consumers.get(name)
+    }
+
+    /// Creates the consumer if it does not exist (seen now, never active). Returns whether it
+    /// was created.
+    pub fn create_consumer(&mut self, name: &[u8], now: i64) -> bool {
+        if self.consumers.contains_key(name) {
+            return false;
+        }
+        self.consumers
+            .insert(Arc::from(name), Consumer { seen_time: now, active_time: None, pending: BTreeSet::new() });
+        true
+    }
+
+    /// Creates the consumer if needed and records that it was seen now (every read or claim
+    /// attempt does this, whether or not it gets anything). Returns the shared name.
+    pub fn see_consumer(&mut self, name: &[u8], now: i64) -> ConsumerName {
+        self.create_consumer(name, now);
+        let (key, consumer) = self
+            .consumers
+            .range_mut::<[u8], _>((std::ops::Bound::Included(name), std::ops::Bound::Included(name)))
+            .next()
+            .expect("consumer was just ensured");
+        consumer.seen_time = now;
+        key.clone()
+    }
+
+    /// Marks the consumer active now (it was given an entry).
+    pub fn mark_active(&mut self, name: &[u8], now: i64) {
+        if let Some(consumer) = self.consumers.get_mut(name) {
+            consumer.active_time = Some(now);
+        }
+    }
+
+    /// Deletes a consumer and the PEL entries it owns; returns how many it owned, or `None` if
+    /// there was no such consumer.
+    pub fn delete_consumer(&mut self, name: &[u8]) -> Option<usize> {
+        let consumer = self.consumers.remove(name)?;
+        for id in &consumer.pending {
+            self.pel.remove(id);
+        }
+        Some(consumer.pending.len())
+    }
+
+    /// Gives `id` to `owner` (which must exist) with the given delivery time and count,
+    /// taking it from its previous owner if it was pending already.
+    pub fn assign(&mut self, id: StreamId, owner: &ConsumerName, delivery_time: i64, delivery_count: u64) {
+        let record = Pending { owner: owner.clone(), delivery_time, delivery_count };
+        if let Some(previous) = self.pel.insert(id, record) {
+            if previous.owner != *owner {
+                if let Some(old) = self.consumers.get_mut(&previous.owner) {
+                    old.pending.remove(&id);
+                }
+            }
+        }
+        self.consumers.get_mut(owner).expect("owner exists").pending.insert(id);
+    }
+
+    /// Records a redelivery of an entry to its own owner (a history read).
+    pub fn redeliver(&mut self, id: StreamId, now: i64) {
+        if let Some(pending) = self.pel.get_mut(&id) {
+            pending.delivery_time = now;
+            pending.delivery_count = pending.delivery_count.saturating_add(1);
+        }
+    }
+
+    /// Removes `id` from the PEL (acknowledged, or its entry is gone). Returns whether it was
+    /// pending.
+    pub fn remove_pending(&mut self, id: StreamId) -> bool {
+        match self.pel.remove(&id) {
+            Some(pending) => {
+                if let Some(owner) = self.consumers.get_mut(&pending.owner) {
+                    owner.pending.remove(&id);
+                }
+                true
+            }
+            None => false,
+        }
+    }
+
+    /// Whether the group has delivered `id` and has no pending record of it: the condition
+    /// the ACKED deletion policy asks of every group.
+    pub fn has_acknowledged(&self, id: StreamId) -> bool {
+        id <= self.last_id && !self.pel.contains_key(&id)
+    }
+
+    /// Checks the bookkeeping invariants: every consumer index entry points back to its owner,
+    /// the indexes partition the PEL, and the counts agree.
+    pub fn check_invariants(&self) -> Result<(), String> {
+        let mut indexed = 0usize;
+        for (name, consumer) in &self.consumers {
+            for id in &consumer.pending {
+                match self.pel.get(id) {
+                    Some(p) if p.owner == *name => indexed += 1,
+                    Some(p) => return Err(format!("{id} indexed by {name:?} but owned by {:?}", p.owner)),
+                    None => return Err(format!("{id} indexed by {name:?} but not in the PEL")),
+                }
+            }
+        }
+        if indexed != self.pel.len() {
+            return Err(format!("consumer indexes hold {indexed} ids, the PEL {}", self.pel.len()));
+        }
+        for (id, pending) in &self.pel {
+            if !self.consumers.contains_key(&pending.owner) {
+                return Err(format!("{id} is owned by missing consumer {:?}", pending.owner));
+            }
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ownership_moves_and_indexes_follow() {
+        let mut group = Group::new(StreamId::MIN, Some(0));
+        let alice = group.see_consumer(b"alice", 10);
+        let bob = group.see_consumer(b"bob", 10);
+        group.assign(StreamId::new(1, 0), &alice, 10, 1);
+        group.assign(StreamId::new(2, 0), &alice, 10, 1);
+        group.assign(StreamId::new(2, 0), &bob, 20, 2);
+        group.check_invariants().unwrap();
+        assert_eq!(group.consumer(b"alice").unwrap().pending().len(), 1);
+        assert_eq!(group.pel()[&StreamId::new(2, 0)].owner, bob);
+        assert!(group.remove_pending(StreamId::new(1, 0)));
+        assert!(!group.remove_pending(StreamId::new(1, 0)));
+        assert_eq!(group.delete_consumer(b"bob"), Some(1));
+        assert!(group.pel().is_empty());
+        group.check_invariants().unwrap();
+    }
+}

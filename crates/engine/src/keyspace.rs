@@ -1,0 +1,237 @@
+//! The keyspace: typed values under byte-string keys, with expiry on the engine clock.
+
+use std::collections::BTreeMap;
+
+use crate::glob::glob_match;
+use crate::stream::{Stream, StreamConfig};
+
+/// A value stored under a key.
+#[derive(Debug, Clone)]
+pub enum Value {
+    /// A stream.
+    Stream(Box<Stream>),
+    /// A string.
+    String(Vec<u8>),
+}
+
+impl Value {
+    /// The type name TYPE reports.
+    pub fn kind(&self) -> ValueKind {
+        match self {
+            Value::Stream(_) => ValueKind::Stream,
+            Value::String(_) => ValueKind::String,
+        }
+    }
+}
+
+/// The type of a value, as TYPE names it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ValueKind {
+    /// `stream`
+    Stream,
+    /// `string`
+    String,
+}
+
+/// The key holds a value of another type.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct WrongType;
+
+/// All keys of the one database, plus the settings that shape streams.
+///
+/// Keys are kept in byte order so that anything that lists them (KEYS, SCAN, pictures) is
+/// deterministic. Expired keys are removed by [`Keyspace::expire_due`], which the session calls
+/// once per command with that command's clock reading, so every command sees a keyspace that
+/// is consistent with its own instant.
+#[derive(Debug, Clone, Default)]
+pub struct Keyspace {
+    values: BTreeMap<Vec<u8>, Value>,
+    expires: BTreeMap<Vec<u8>, i64>,
+    /// Node-size settings for streams.
+    pub config: StreamConfig,
+    ready: Vec<Vec<u8>>,
+    touched: Vec<Vec<u8>>,
+}
+
+impl Keyspace {
+    /// An empty keyspace with default settings.
+    pub fn new() -> Keyspace {
+        Keyspace::default()
+    }
+
+    /// Number of keys.
+    pub fn len(&self) -> usize {
+        self.values.len()
+    }
+
+    /// Whether there are no keys.
+    pub fn is_empty(&self) -> bool {
+        self.values.is_empty()
+    }
+
+    /// The value under `key`.
+    pub fn get(&self, key: &[u8]) -> Option<&Value> {
+        self.values.get(key)
+    }
+
+    /// Every key and value, in key order.
+    pub fn iter(&self) -> impl Iterator<Item = (&Vec<u8>, &Value)> {
+        self.values.iter()
+    }
+
+    /// Keys matching a glob pattern, in key order.
+    pub fn keys_matching<'a>(&'a self, pattern: &'a [u8]) -> impl Iterator<Item = &'a Vec<u8>> + 'a {
+        self.values.keys().filter(move |k| glob_match(pattern, k))
+    }
+
+    /// Keys strictly after `after` (or from the start), in key order: SCAN's walk.
+    pub fn keys_after<'a>(&'a self, after: Option<&'a [u8]>) -> impl Iterator<Item = &'a Vec<u8>> + 'a {
+        use std::ops::Bound;
+        let lower = match after {
+            Some(k) => Bound::Excluded(k),
+            None => Bound::Unbounded,
+        };
+        self.values.range::<[u8], _>((lower, Bound::Unbounded)).map(|(k, _)| k)
+    }
+
+    /// The stream under `key`, if any.
+    pub fn stream(&self, key: &[u8]) -> Result<Option<&Stream>, WrongType> {
+        match self.values.get(key) {
+            None => Ok(None),
+            Some(Value::Stream(s)) => Ok(Some(s)),
+            Some(_) => Err(WrongType),
+        }
+    }
+
+    /// The stream under `key`, if any, for changes.
+    pub fn stream_mut(&mut self, key: &[u8]) -> Result<Option<&mut Stream>, WrongType> {
+        match self.values.get_mut(key) {
+            None => Ok(None),
+            Some(Value::Stream(s)) => Ok(Some(s)),
+            Some(_) => Err(WrongType),
+        }
+    }
+
+    /// The stream under `key`, created empty if the key is missing.
+    pub fn stream_or_create(&mut self, key: &[u8]) -> Result<&mut Stream, WrongType> {
+        let value = self.values.entry(key.to_vec()).or_insert_with(|| Value::Stream(Box::default()));
+        match value {
+            Value::Stream(s) => Ok(s),
+            _ => Err(WrongType),
+        }
+    }
+
+    /// The string under `key`, if any.
+    pub fn string(&self, key: &[u8]) -> Result<Option<&[u8]>, WrongType> {
+        match self.values.get(key) {
+            None => Ok(None),
+            Some(Value::String(s)) => Ok(Some(s)),
+            Some(_) => Err(WrongType),
+        }
+    }
+
+    /// Stores a value, replacing whatever was there. The key's expiry is cleared unless
+    /// `keep_ttl` is set.
+    pub fn set(&mut self, key: &[u8], value: Value, keep_ttl: bool) {
+        if !keep_ttl {
+            self.expires.remove(key);
+        }
+        if let Some(Value::Stream(_)) = self.values.insert(key.to_vec(), value) {
+            // Readers blocked on a stream that was replaced must find out.
+            self.ready.push(key.to_vec());
+        }
+        self.touch(key);
+    }
+
+    /// Removes a key; returns whether it existed.
+    pub fn remove(&mut self, key: &[u8]) -> bool {
+        self.expires.remove(key);
+        match self.values.remove(key) {
+            Some(value) => {
+                if let Value::Stream(_) = value {
+                    self.ready.push(key.to_vec());
+                }
+                self.touch(key);
+                true
+            }
+            None => false,
+        }
+    }
+
+    /// Removes every key.
+    pub fn flush(&mut self) {
+        let keys: Vec<Vec<u8>> = self.values.keys().cloned().collect();
+        for key in keys {
+            self.remove(&key);
+        }
+    }
+
+    /// Sets when a key expires (Unix ms); returns false if the key does not exist.
+    pub fn set_expiry(&mut self, key: &[u8], at: i64) -> bool {
+        if !self.values.contains_key(key) {
+            return false;
+        }
+        self.expires.insert(key.to_vec(), at);
+        self.touch(key);
+        true
+    }
+
+    /// Removes a key's expiry; returns whether it had one.
+    pub fn persist(&mut self, key: &[u8]) -> bool {
+        let had = self.expires.remove(key).is_some();
+        if had {
+            self.touch(key);
+        }
+        had
+    }
+
+    /// When the key expires, if it has an expiry.
+    pub fn expiry(&self, key: &[u8]) -> Option<i64> {
+        self.expires.get(key).copied()
+    }
+
+    /// Removes every key whose expiry is at or before `now`.
+    pub fn expire_due(&mut self, now: i64) {
+        let due: Vec<Vec<u8>> = self.expires.iter().filter(|(_, &at)| at <= now).map(|(k, _)| k.clone()).collect();
+        for key in due {
+            self.remove(&key);
+        }
+    }
+
+    /// Records that a key changed (WATCH reads this).
+    pub fn touch(&mut self, key: &[u8]) {
+        self.touched.push(key.to_vec());
+    }
+
+    /// Records that readers blocked on a key should look again (new entries, a destroyed
+    /// group); also counts as a change.
+    pub fn signal_ready(&mut self, key: &[u8]) {
+        self.ready.push(key.to_vec());
+        self.touch(key);
+    }
+
+    /// Takes the keys changed since the last call.
+    pub fn take_touched(&mut self) -> Vec<Vec<u8>> {
+        std::mem::take(&mut self.touched)
+    }
+
+    /// Takes the keys signalled ready since the last call.
+    pub fn take_ready(&mut self) -> Vec<Vec<u8>> {
+        std::mem::take(&mut self.ready)
+    }
+
+    /// Checks every stream's invariants.
+    pub fn check_invariants(&self) -> Result<(), String> {
+        for (key, value) in &self.values {
+            if let Value::Stream(stream) = value {
+                stream.check_invariants().map_err(|e| format!("stream {:?}: {e}", String::from_utf8_lossy(key)))?;
+            }
+        }
+        for key in self.expires.keys() {
+            if !self.values.contains_key(key) {
+                return Err(format!("expiry kept for missing key {:?}", String::from_utf8_lossy(key)));
+            }
+        }
+        Ok(())
+    }
+}
