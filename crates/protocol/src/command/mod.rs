@@ -1,0 +1,226 @@
+//! Commands: the table of every command StreamLab knows, and what they share.
+//!
+//! Each command family lives in its own module with a `COMMANDS` table. A command's handler
+//! parses its arguments completely first — errors that Redis reports only after looking up the
+//! key are kept as deferred `Result`s inside the parsed form — then validates against the
+//! keyspace, and only then changes anything, so a command that fails changes nothing.
+
+use streamlab_engine::{Entry, IdMode, Keyspace, StreamId};
+
+use crate::error::CmdError;
+use crate::reply::Reply;
+
+pub mod streams;
+
+/// What a data command may touch while it runs.
+pub struct Ctx<'a> {
+    /// The keyspace.
+    pub db: &'a mut Keyspace,
+    /// The command's single clock reading, in Unix milliseconds.
+    pub now: i64,
+    /// Whether the connection speaks RESP3 (some replies change shape).
+    pub resp3: bool,
+}
+
+/// What running a command produced.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Outcome {
+    /// A reply for the caller.
+    Reply(Reply),
+    /// Nothing to serve yet: the connection waits (XREAD/XREADGROUP with BLOCK).
+    Block(Block),
+}
+
+impl From<Reply> for Outcome {
+    fn from(reply: Reply) -> Outcome {
+        Outcome::Reply(reply)
+    }
+}
+
+/// A parked read: which keys can wake it, until when it waits, and the command to run again
+/// when woken (with `$` already resolved to the id it meant when the read blocked).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Block {
+    /// Keys whose changes wake the reader.
+    pub keys: Vec<Vec<u8>>,
+    /// When the wait times out (Unix ms); `None` waits forever (`BLOCK 0`).
+    pub deadline: Option<i64>,
+    /// The command to run again when woken.
+    pub args: Vec<Vec<u8>>,
+}
+
+/// A data command's implementation.
+pub type Handler = fn(&mut Ctx<'_>, &[Vec<u8>]) -> Result<Outcome, CmdError>;
+
+/// How a command is run.
+#[derive(Clone, Copy)]
+pub enum Run {
+    /// Against the keyspace only.
+    Data(Handler),
+    /// By the session, because it concerns connections (MULTI, Pub/Sub, CLIENT, ...).
+    Session,
+}
+
+/// A subcommand's entry in the table.
+#[derive(Clone, Copy)]
+pub struct SubSpec {
+    /// Lower-case name.
+    pub name: &'static str,
+    /// Redis arity counting the command and subcommand (negative: at least that many).
+    pub arity: i32,
+    /// Syntax after the command and subcommand names.
+    pub syntax: &'static str,
+    /// One-line summary.
+    pub summary: &'static str,
+}
+
+/// A command's entry in the table.
+#[derive(Clone, Copy)]
+pub struct CommandSpec {
+    /// Lower-case name.
+    pub name: &'static str,
+    /// Redis arity counting the command name (negative: at least that many).
+    pub arity: i32,
+    /// Whether the command may change the keyspace (WATCH and undo care).
+    pub write: bool,
+    /// Syntax after the command name.
+    pub syntax: &'static str,
+    /// One-line summary.
+    pub summary: &'static str,
+    /// The Redis version that introduced it.
+    pub since: &'static str,
+    /// Its family, as `COMMAND DOCS` and `help @group` name it.
+    pub group: &'static str,
+    /// Subcommands, for container commands such as XGROUP.
+    pub subcommands: &'static [SubSpec],
+    /// How it runs.
+    pub run: Run,
+}
+
+/// Every command family's table.
+const FAMILIES: &[&[CommandSpec]] = &[streams::COMMANDS];
+
+/// Every command, family by family.
+pub fn all() -> impl Iterator<Item = &'static CommandSpec> {
+    FAMILIES.iter().flat_map(|family| family.iter())
+}
+
+/// Finds a command by name, ignoring case.
+pub fn lookup(name: &[u8]) -> Option<&'static CommandSpec> {
+    all().find(|spec| spec.name.as_bytes().eq_ignore_ascii_case(name))
+}
+
+/// The dispatcher's checks, in Redis's order: unknown command, unknown subcommand, arity.
+/// Returns the command's spec when the call is well formed.
+pub fn check_call(args: &[Vec<u8>]) -> Result<&'static CommandSpec, CmdError> {
+    let Some(name) = args.first() else { return Err(CmdError::UnknownCommand { name: Vec::new(), args: Vec::new() }) };
+    let Some(spec) = lookup(name) else {
+        return Err(CmdError::UnknownCommand { name: name.clone(), args: args[1..].to_vec() });
+    };
+    if !spec.subcommands.is_empty() && args.len() >= 2 {
+        let sub = &args[1];
+        let Some(sub_spec) = spec.subcommands.iter().find(|s| s.name.as_bytes().eq_ignore_ascii_case(sub)) else {
+            return Err(CmdError::UnknownSubcommand { command: spec.name.to_ascii_uppercase(), sub: sub.clone() });
+        };
+        if !arity_ok(sub_spec.arity, args.len()) {
+            return Err(CmdError::WrongArity(format!("{}|{}", spec.name, sub_spec.name)));
+        }
+        return Ok(spec);
+    }
+    if !arity_ok(spec.arity, args.len()) {
+        return Err(CmdError::WrongArity(spec.name.to_owned()));
+    }
+    Ok(spec)
+}
+
+fn arity_ok(arity: i32, argc: usize) -> bool {
+    let argc = i64::try_from(argc).unwrap_or(i64::MAX);
+    let arity = i64::from(arity);
+    if arity >= 0 {
+        argc == arity
+    } else {
+        argc >= -arity
+    }
+}
+
+// ----- shared parsing helpers ---------------------------------------------------------------
+
+/// Whether an argument is this keyword, ignoring case.
+pub fn is(arg: &[u8], keyword: &str) -> bool {
+    arg.eq_ignore_ascii_case(keyword.as_bytes())
+}
+
+/// Parses an integer argument the way Redis does (canonical decimal, fits 64 bits signed).
+pub fn parse_int(arg: &[u8]) -> Result<i64, CmdError> {
+    streamlab_engine::listpack::canonical_i64(arg).ok_or(CmdError::NotInteger)
+}
+
+/// Parses an integer argument, answering with `error` if it is not one.
+pub fn parse_int_or(arg: &[u8], error: impl Into<CmdError>) -> Result<i64, CmdError> {
+    streamlab_engine::listpack::canonical_i64(arg).ok_or_else(|| error.into())
+}
+
+/// Parses a strict stream id (`-` and `+` refused); a missing sequence means 0.
+pub fn parse_strict_id(arg: &[u8]) -> Result<StreamId, CmdError> {
+    Ok(StreamId::parse(arg, IdMode::Strict, 0)?)
+}
+
+/// Which end of an interval a bound is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum BoundKind {
+    /// A start bound: a missing sequence means 0, `(` moves up one id.
+    Start,
+    /// An end bound: a missing sequence means the largest sequence, `(` moves down one id.
+    End,
+}
+
+/// Parses an interval bound: `-`, `+`, an id (a missing sequence filled per `kind`), or an
+/// exclusive `(id`.
+pub fn parse_bound(arg: &[u8], kind: BoundKind) -> Result<StreamId, CmdError> {
+    let missing_seq = match kind {
+        BoundKind::Start => 0,
+        BoundKind::End => u64::MAX,
+    };
+    match arg.split_first() {
+        Some((b'(', rest)) => {
+            let id = StreamId::parse(rest, IdMode::Strict, missing_seq)?;
+            match kind {
+                BoundKind::Start => id.next().ok_or(crate::error::Msg::InvalidStartInterval.into()),
+                BoundKind::End => id.prev().ok_or(crate::error::Msg::InvalidEndInterval.into()),
+            }
+        }
+        _ => Ok(StreamId::parse(arg, IdMode::Lenient, missing_seq)?),
+    }
+}
+
+// ----- shared reply helpers -----------------------------------------------------------------
+
+/// An id as a bulk string.
+pub fn id_reply(id: StreamId) -> Reply {
+    Reply::Bulk(id.to_string().into_bytes())
+}
+
+/// An entry as `[id, [field, value, ...]]`.
+pub fn entry_reply(entry: Entry) -> Reply {
+    Reply::Array(vec![id_reply(entry.id), fields_reply(entry.fields)])
+}
+
+/// Field/value pairs as a flat array.
+pub fn fields_reply(fields: Vec<(Vec<u8>, Vec<u8>)>) -> Reply {
+    Reply::Array(fields.into_iter().flat_map(|(f, v)| [Reply::Bulk(f), Reply::Bulk(v)]).collect())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn command_names_are_unique_and_lower_case() {
+        let mut names: Vec<&str> = all().map(|c| c.name).collect();
+        assert!(names.iter().all(|n| n.chars().all(|c| !c.is_ascii_uppercase())));
+        names.sort_unstable();
+        let before = names.len();
+        names.dedup();
+        assert_eq!(before, names.len());
+    }
+}

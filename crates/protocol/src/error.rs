@@ -1,0 +1,316 @@
+//! `CmdError`: every error a command can answer with. Its `Display` is the exact error line
+//! Redis sends (without the leading `-`), pinned by golden tests.
+
+use std::fmt;
+
+/// Bytes shown inside an error message (Redis prints them raw; we need text).
+fn show(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).into_owned()
+}
+
+/// A command error.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum CmdError {
+    /// `ERR syntax error`
+    Syntax,
+    /// `ERR value is not an integer or out of range`
+    NotInteger,
+    /// `WRONGTYPE ...`
+    WrongType,
+    /// `ERR no such key`
+    NoSuchKey,
+    /// `ERR Invalid stream ID specified as stream command argument`
+    InvalidStreamId,
+    /// `ERR wrong number of arguments for 'xadd' command` (name as given to the constructor:
+    /// lower case, `cmd|sub` for subcommands).
+    WrongArity(String),
+    /// The unknown-command error, with the name and the first arguments as typed.
+    UnknownCommand {
+        /// The command name as typed.
+        name: Vec<u8>,
+        /// The arguments that followed it.
+        args: Vec<Vec<u8>>,
+    },
+    /// `ERR unknown subcommand 'FOO'. Try XGROUP HELP.`
+    UnknownSubcommand {
+        /// The parent command, upper case.
+        command: String,
+        /// The subcommand as typed.
+        sub: Vec<u8>,
+    },
+    /// `ERR unknown subcommand or wrong number of arguments for 'CREATE'. Try XGROUP HELP.`
+    SubcommandSyntax {
+        /// The parent command, upper case.
+        command: String,
+        /// The subcommand as typed.
+        sub: Vec<u8>,
+    },
+    /// A fixed `ERR ...` message that carries no values.
+    Msg(Msg),
+    /// `NOGROUP No such key 'k' or consumer group 'g' in XREADGROUP with GROUP option`
+    NoGroupRead {
+        /// The key.
+        key: Vec<u8>,
+        /// The group.
+        group: Vec<u8>,
+    },
+    /// `NOGROUP No such key 'k' or consumer group 'g'` (XPENDING, XCLAIM, XAUTOCLAIM).
+    NoGroup {
+        /// The key.
+        key: Vec<u8>,
+        /// The group.
+        group: Vec<u8>,
+    },
+    /// `NOGROUP No such consumer group 'g' for key name 'k'` (XGROUP, XINFO CONSUMERS).
+    NoGroupForKey {
+        /// The key.
+        key: Vec<u8>,
+        /// The group.
+        group: Vec<u8>,
+    },
+    /// `BUSYGROUP Consumer Group name already exists`
+    BusyGroup,
+    /// `ERR Unrecognized XCLAIM option 'FOO'`
+    UnrecognizedXclaimOption(Vec<u8>),
+    /// `EXECABORT Transaction discarded because of previous errors.`
+    ExecAbort,
+    /// The error for a command refused in RESP2 subscribed mode.
+    SubscribedContext(String),
+    /// `ERR invalid expire time in 'set' command` (the command name varies).
+    InvalidExpire(&'static str),
+    /// `ERR Unknown option or number of arguments for CONFIG SET - 'x'`
+    ConfigUnknown(Vec<u8>),
+}
+
+/// Fixed error messages.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Msg {
+    /// XADD/XTRIM with both MAXLEN and MINID.
+    MaxLenAndMinId,
+    /// MAXLEN below zero.
+    MaxLenNegative,
+    /// LIMIT below zero.
+    LimitNegative,
+    /// LIMIT with no strategy.
+    LimitWithoutStrategy,
+    /// XTRIM with no strategy.
+    XtrimWithoutStrategy,
+    /// LIMIT without `~`.
+    LimitWithoutApprox,
+    /// XADD with id 0-0.
+    XaddZeroId,
+    /// XADD on a stream whose last id is the maximum.
+    StreamExhausted,
+    /// XADD with an id not above the top item.
+    XaddIdTooSmall,
+    /// Fields and values over the listpack limit.
+    ElementsTooLarge,
+    /// A `(` bound that cannot be incremented.
+    InvalidStartInterval,
+    /// A `(` bound that cannot be decremented.
+    InvalidEndInterval,
+    /// BLOCK not an integer.
+    TimeoutNotInteger,
+    /// BLOCK negative.
+    TimeoutNegative,
+    /// XREAD given GROUP.
+    GroupOnlyInXreadgroup,
+    /// XREAD given NOACK.
+    NoackOnlyInXreadgroup,
+    /// XREAD STREAMS with an odd count.
+    UnbalancedXread,
+    /// XREADGROUP STREAMS with an odd count.
+    UnbalancedXreadgroup,
+    /// XREADGROUP without GROUP.
+    MissingGroup,
+    /// `>` given to XREAD.
+    GreaterIdOnlyInXreadgroup,
+    /// `$` given to XREADGROUP.
+    DollarInXreadgroup,
+    /// `+` given to XREADGROUP.
+    PlusInXreadgroup,
+    /// ENTRIESREAD below -1.
+    EntriesReadNegative,
+    /// XGROUP on a missing key without MKSTREAM.
+    XgroupNeedsKey,
+    /// XCLAIM min-idle-time not an integer.
+    XclaimMinIdle,
+    /// XCLAIM IDLE not an integer.
+    XclaimIdle,
+    /// XCLAIM TIME not an integer.
+    XclaimTime,
+    /// XCLAIM RETRYCOUNT not an integer.
+    XclaimRetryCount,
+    /// XAUTOCLAIM min-idle-time not an integer.
+    XautoclaimMinIdle,
+    /// XAUTOCLAIM COUNT out of range.
+    XautoclaimCount,
+    /// XSETID ENTRIESADDED negative.
+    EntriesAddedNegative,
+    /// XSETID with MAXDELETEDID above the id.
+    XsetidBelowGivenMaxDeleted,
+    /// XSETID below the stream's max-deleted-entry-id.
+    XsetidBelowMaxDeleted,
+    /// XSETID below the top item.
+    XsetidBelowTop,
+    /// XSETID ENTRIESADDED below the length.
+    XsetidEntriesAddedBelowLength,
+    /// XDELEX/XACKDEL numids not positive.
+    NumIdsNotPositive,
+    /// XDELEX/XACKDEL numids not matching the ids given.
+    NumIdsMismatch,
+    /// MULTI inside MULTI.
+    MultiNested,
+    /// EXEC without MULTI.
+    ExecWithoutMulti,
+    /// DISCARD without MULTI.
+    DiscardWithoutMulti,
+    /// WATCH inside MULTI.
+    WatchInMulti,
+}
+
+impl Msg {
+    fn text(self) -> &'static str {
+        match self {
+            Msg::MaxLenAndMinId => "ERR syntax error, MAXLEN and MINID options at the same time are not compatible",
+            Msg::MaxLenNegative => "ERR The MAXLEN argument must be >= 0.",
+            Msg::LimitNegative => "ERR The LIMIT argument must be >= 0.",
+            Msg::LimitWithoutStrategy => "ERR syntax error, LIMIT cannot be used without specifying a trimming strategy",
+            Msg::XtrimWithoutStrategy => "ERR syntax error, XTRIM must be called with a trimming strategy",
+            Msg::LimitWithoutApprox => "ERR syntax error, LIMIT cannot be used without the special ~ option",
+            Msg::XaddZeroId => "ERR The ID specified in XADD must be greater than 0-0",
+            Msg::StreamExhausted => "ERR The stream has exhausted the last possible ID, unable to add more items",
+            Msg::XaddIdTooSmall => "ERR The ID specified in XADD is equal or smaller than the target stream top item",
+            Msg::ElementsTooLarge => "ERR Elements are too large to be stored",
+            Msg::InvalidStartInterval => "ERR invalid start ID for the interval",
+            Msg::InvalidEndInterval => "ERR invalid end ID for the interval",
+            Msg::TimeoutNotInteger => "ERR timeout is not an integer or out of range",
+            Msg::TimeoutNegative => "ERR timeout is negative",
+            Msg::GroupOnlyInXreadgroup => {
+                "ERR The GROUP option is only supported by XREADGROUP. You called XREAD instead."
+            }
+            Msg::NoackOnlyInXreadgroup => {
+                "ERR The NOACK option is only supported by XREADGROUP. You called XREAD instead."
+            }
+            Msg::UnbalancedXread => {
+                "ERR Unbalanced 'xread' list of streams: for each stream key an ID, '+', or '$' must be specified."
+            }
+            Msg::UnbalancedXreadgroup => {
+                "ERR Unbalanced 'xreadgroup' list of streams: for each stream key an ID or '>' must be specified."
+            }
+            Msg::MissingGroup => "ERR Missing GROUP option for XREADGROUP",
+            Msg::GreaterIdOnlyInXreadgroup => {
+                "ERR The > ID can be specified only when calling XREADGROUP using the GROUP <group> <consumer> option."
+            }
+            Msg::DollarInXreadgroup => "ERR The $ ID is meaningless in the context of XREADGROUP: you want to read the history of this consumer by specifying a proper ID, or use the > ID to get new messages. The $ ID would just return an empty result set.",
+            Msg::PlusInXreadgroup => "ERR The + ID is meaningless in the context of XREADGROUP: you want to read the history of this consumer by specifying a proper ID, or use the > ID to get new messages. The + ID would just return an empty result set.",
+            Msg::EntriesReadNegative => "ERR value for ENTRIESREAD must be positive or -1",
+            Msg::XgroupNeedsKey => "ERR The XGROUP subcommand requires the key to exist. Note that for CREATE you may want to use the MKSTREAM option to create an empty stream automatically.",
+            Msg::XclaimMinIdle => "ERR Invalid min-idle-time argument for XCLAIM",
+            Msg::XclaimIdle => "ERR Invalid IDLE option argument for XCLAIM",
+            Msg::XclaimTime => "ERR Invalid TIME option argument for XCLAIM",
+            Msg::XclaimRetryCount => "ERR Invalid RETRYCOUNT option argument for XCLAIM",
+            Msg::XautoclaimMinIdle => "ERR Invalid min-idle-time argument for XAUTOCLAIM",
+            Msg::XautoclaimCount => "ERR COUNT must be > 0",
+            Msg::EntriesAddedNegative => "ERR entries_added must be positive",
+            Msg::XsetidBelowGivenMaxDeleted => {
+                "ERR The ID specified in XSETID is smaller than the provided max_deleted_entry_id"
+            }
+            Msg::XsetidBelowMaxDeleted => "ERR The ID specified in XSETID is smaller than current max_deleted_entry_id",
+            Msg::XsetidBelowTop => "ERR The ID specified in XSETID is smaller than the target stream top item",
+            Msg::XsetidEntriesAddedBelowLength => {
+                "ERR The entries_added specified in XSETID is smaller than the target stream length"
+            }
+            Msg::NumIdsNotPositive => "ERR Number of IDs must be a positive integer",
+            Msg::NumIdsMismatch => "ERR The `numids` parameter must match the number of arguments",
+            Msg::MultiNested => "ERR MULTI calls can not be nested",
+            Msg::ExecWithoutMulti => "ERR EXEC without MULTI",
+            Msg::DiscardWithoutMulti => "ERR DISCARD without MULTI",
+            Msg::WatchInMulti => "ERR WATCH inside MULTI is not allowed",
+        }
+    }
+}
+
+impl From<Msg> for CmdError {
+    fn from(msg: Msg) -> CmdError {
+        CmdError::Msg(msg)
+    }
+}
+
+impl From<streamlab_engine::WrongType> for CmdError {
+    fn from(_: streamlab_engine::WrongType) -> CmdError {
+        CmdError::WrongType
+    }
+}
+
+impl From<streamlab_engine::InvalidId> for CmdError {
+    fn from(_: streamlab_engine::InvalidId) -> CmdError {
+        CmdError::InvalidStreamId
+    }
+}
+
+/// Redis quotes at most this much of an unknown command's name and arguments.
+const QUOTE_LIMIT: usize = 128;
+
+impl fmt::Display for CmdError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            CmdError::Syntax => f.write_str("ERR syntax error"),
+            CmdError::NotInteger => f.write_str("ERR value is not an integer or out of range"),
+            CmdError::WrongType => f.write_str("WRONGTYPE Operation against a key holding the wrong kind of value"),
+            CmdError::NoSuchKey => f.write_str("ERR no such key"),
+            CmdError::InvalidStreamId => f.write_str("ERR Invalid stream ID specified as stream command argument"),
+            CmdError::WrongArity(name) => write!(f, "ERR wrong number of arguments for '{name}' command"),
+            CmdError::UnknownCommand { name, args } => {
+                let name = show(&name[..name.len().min(QUOTE_LIMIT)]);
+                // The argument list stops growing once it reaches the limit; each argument is
+                // cut to what still fits.
+                let mut quoted = String::new();
+                for arg in args {
+                    if quoted.len() >= QUOTE_LIMIT {
+                        break;
+                    }
+                    let room = QUOTE_LIMIT - quoted.len();
+                    quoted.push('\'');
+                    quoted.push_str(&show(&arg[..arg.len().min(room)]));
+                    quoted.push_str("' ");
+                }
+                write!(f, "ERR unknown command '{name}', with args beginning with: {quoted}")
+            }
+            CmdError::UnknownSubcommand { command, sub } => {
+                write!(f, "ERR unknown subcommand '{}'. Try {command} HELP.", show(&sub[..sub.len().min(QUOTE_LIMIT)]))
+            }
+            CmdError::SubcommandSyntax { command, sub } => write!(
+                f,
+                "ERR unknown subcommand or wrong number of arguments for '{}'. Try {command} HELP.",
+                show(&sub[..sub.len().min(QUOTE_LIMIT)])
+            ),
+            CmdError::Msg(msg) => f.write_str(msg.text()),
+            CmdError::NoGroupRead { key, group } => write!(
+                f,
+                "NOGROUP No such key '{}' or consumer group '{}' in XREADGROUP with GROUP option",
+                show(key),
+                show(group)
+            ),
+            CmdError::NoGroup { key, group } => {
+                write!(f, "NOGROUP No such key '{}' or consumer group '{}'", show(key), show(group))
+            }
+            CmdError::NoGroupForKey { key, group } => {
+                write!(f, "NOGROUP No such consumer group '{}' for key name '{}'", show(group), show(key))
+            }
+            CmdError::BusyGroup => f.write_str("BUSYGROUP Consumer Group name already exists"),
+            CmdError::UnrecognizedXclaimOption(opt) => write!(f, "ERR Unrecognized XCLAIM option '{}'", show(opt)),
+            CmdError::ExecAbort => f.write_str("EXECABORT Transaction discarded because of previous errors."),
+            CmdError::SubscribedContext(name) => write!(
+                f,
+                "ERR Can't execute '{name}': only (P|S)SUBSCRIBE / (P|S)UNSUBSCRIBE / PING / QUIT / RESET are allowed in this context"
+            ),
+            CmdError::InvalidExpire(cmd) => write!(f, "ERR invalid expire time in '{cmd}' command"),
+            CmdError::ConfigUnknown(name) => {
+                write!(f, "ERR Unknown option or number of arguments for CONFIG SET - '{}'", show(name))
+            }
+        }
+    }
+}
+
+impl std::error::Error for CmdError {}
