@@ -80,6 +80,16 @@ pub enum CmdError {
     InvalidExpire(&'static str),
     /// `ERR Unknown option or number of arguments for CONFIG SET - 'x'`
     ConfigUnknown(Vec<u8>),
+    /// `ERR DB index is out of range`
+    DbIndexOutOfRange,
+    /// CLIENT SETNAME with spaces or special characters.
+    ClientNameInvalid,
+    /// HELLO with a version that is not an integer.
+    ProtocolVersion,
+    /// HELLO with a version other than 2 or 3.
+    NoProto,
+    /// HELLO with an unknown option.
+    HelloSyntax(Vec<u8>),
 }
 
 /// Fixed error messages.
@@ -306,6 +316,13 @@ impl fmt::Display for CmdError {
                 "ERR Can't execute '{name}': only (P|S)SUBSCRIBE / (P|S)UNSUBSCRIBE / PING / QUIT / RESET are allowed in this context"
             ),
             CmdError::InvalidExpire(cmd) => write!(f, "ERR invalid expire time in '{cmd}' command"),
+            CmdError::DbIndexOutOfRange => f.write_str("ERR DB index is out of range"),
+            CmdError::ClientNameInvalid => {
+                f.write_str("ERR Client names cannot contain spaces, newlines or special characters.")
+            }
+            CmdError::ProtocolVersion => f.write_str("ERR Protocol version is not an integer or out of range"),
+            CmdError::NoProto => f.write_str("NOPROTO unsupported protocol version"),
+            CmdError::HelloSyntax(opt) => write!(f, "ERR Syntax error in HELLO option '{}'", show(opt)),
             CmdError::ConfigUnknown(name) => {
                 write!(f, "ERR Unknown option or number of arguments for CONFIG SET - '{}'", show(name))
             }

@@ -1,7 +1,7 @@
 //! Stream commands that do not involve consumer groups' PELs directly: XADD, XRANGE,
 //! XREVRANGE, XLEN, XDEL, XTRIM, XSETID, XDELEX, XREAD.
 
-use streamlab_engine::{AddError, AddId, RefPolicy, StreamId, Trim, TrimStrategy};
+use streamlab_engine::{AddError, AddId, DeleteOutcome, RefPolicy, SetIdError, StreamId, Trim, TrimStrategy};
 
 use super::{entry_reply, id_reply, is, parse_bound, parse_int, BoundKind, CommandSpec, Ctx, Outcome, Run};
 use crate::error::{CmdError, Msg};
@@ -52,6 +52,50 @@ pub const COMMANDS: &[CommandSpec] = &[
         group: "stream",
         subcommands: &[],
         run: Run::Data(xlen),
+    },
+    CommandSpec {
+        name: "xdel",
+        arity: -3,
+        write: true,
+        syntax: "key id [id ...]",
+        summary: "Returns the number of messages after removing them from a stream.",
+        since: "5.0.0",
+        group: "stream",
+        subcommands: &[],
+        run: Run::Data(xdel),
+    },
+    CommandSpec {
+        name: "xtrim",
+        arity: -4,
+        write: true,
+        syntax: "key <MAXLEN | MINID> [= | ~] threshold [LIMIT count] [KEEPREF | DELREF | ACKED]",
+        summary: "Deletes messages from the beginning of a stream.",
+        since: "5.0.0",
+        group: "stream",
+        subcommands: &[],
+        run: Run::Data(xtrim),
+    },
+    CommandSpec {
+        name: "xsetid",
+        arity: -3,
+        write: true,
+        syntax: "key last-id [ENTRIESADDED entries-added] [MAXDELETEDID max-deleted-id]",
+        summary: "An internal command for replicating stream values.",
+        since: "5.0.0",
+        group: "stream",
+        subcommands: &[],
+        run: Run::Data(xsetid),
+    },
+    CommandSpec {
+        name: "xdelex",
+        arity: -5,
+        write: true,
+        syntax: "key [KEEPREF | DELREF | ACKED] IDS numids id [id ...]",
+        summary: "Deletes one or multiple entries from the stream.",
+        since: "8.2.0",
+        group: "stream",
+        subcommands: &[],
+        run: Run::Data(xdelex),
     },
 ];
 
@@ -258,4 +302,156 @@ fn xrevrange(ctx: &mut Ctx<'_>, args: &[Vec<u8>]) -> Result<Outcome, CmdError> {
 fn xlen(ctx: &mut Ctx<'_>, args: &[Vec<u8>]) -> Result<Outcome, CmdError> {
     let len = ctx.db.stream(&args[1])?.map_or(0, |s| s.len());
     Ok(Reply::Integer(len as i64).into())
+}
+
+// ----- XDEL ---------------------------------------------------------------------------------
+
+fn xdel(ctx: &mut Ctx<'_>, args: &[Vec<u8>]) -> Result<Outcome, CmdError> {
+    let key = &args[1];
+    // A missing key answers 0 before the ids are even parsed.
+    let Some(stream) = ctx.db.stream_mut(key)? else { return Ok(Reply::Integer(0).into()) };
+    let ids = args[2..].iter().map(|a| super::parse_strict_id(a)).collect::<Result<Vec<_>, _>>()?;
+    let deleted = ids.into_iter().filter(|&id| stream.delete(id)).count();
+    if deleted > 0 {
+        ctx.db.touch(key);
+    }
+    Ok(Reply::Integer(deleted as i64).into())
+}
+
+// ----- XTRIM --------------------------------------------------------------------------------
+
+fn xtrim(ctx: &mut Ctx<'_>, args: &[Vec<u8>]) -> Result<Outcome, CmdError> {
+    let mut opts = TrimArgs::default();
+    let mut i = 2;
+    while i < args.len() {
+        if opts.parse_option(args, &mut i)? {
+        } else if let Some(policy) = policy_keyword(&args[i]) {
+            if opts.policy.replace(policy).is_some() {
+                return Err(CmdError::Syntax);
+            }
+        } else {
+            return Err(CmdError::Syntax);
+        }
+        i += 1;
+    }
+    let trim = opts.finish(true)?.ok_or(Msg::XtrimWithoutStrategy)?;
+    let key = &args[1];
+    let config = ctx.db.config;
+    let Some(stream) = ctx.db.stream_mut(key)? else { return Ok(Reply::Integer(0).into()) };
+    let removed = stream.trim(trim, config);
+    if removed > 0 {
+        ctx.db.touch(key);
+    }
+    Ok(Reply::Integer(removed as i64).into())
+}
+
+// ----- XSETID -------------------------------------------------------------------------------
+
+fn xsetid(ctx: &mut Ctx<'_>, args: &[Vec<u8>]) -> Result<Outcome, CmdError> {
+    let last_id = super::parse_strict_id(&args[2])?;
+    let (mut entries_added, mut max_deleted) = (None, None);
+    let mut i = 3;
+    while i < args.len() {
+        let more = i + 1 < args.len();
+        if is(&args[i], "ENTRIESADDED") && more {
+            let n = parse_int(&args[i + 1])?;
+            if n < 0 {
+                return Err(Msg::EntriesAddedNegative.into());
+            }
+            entries_added = Some(n as u64);
+        } else if is(&args[i], "MAXDELETEDID") && more {
+            let id = super::parse_strict_id(&args[i + 1])?;
+            if last_id < id {
+                return Err(Msg::XsetidBelowGivenMaxDeleted.into());
+            }
+            max_deleted = Some(id);
+        } else {
+            return Err(CmdError::Syntax);
+        }
+        i += 2;
+    }
+    let key = &args[1];
+    let stream = ctx.db.stream_mut(key)?.ok_or(CmdError::NoSuchKey)?;
+    stream.set_id(last_id, entries_added, max_deleted).map_err(|e| match e {
+        SetIdError::BelowMaxDeleted => Msg::XsetidBelowMaxDeleted,
+        SetIdError::BelowTopItem => Msg::XsetidBelowTop,
+        SetIdError::EntriesAddedBelowLength => Msg::XsetidEntriesAddedBelowLength,
+    })?;
+    ctx.db.touch(key);
+    Ok(Reply::ok().into())
+}
+
+// ----- XDELEX (and the policy + IDS block XACKDEL shares) ------------------------------------
+
+/// A deletion policy and an `IDS numids id...` block, read in any order after the fixed
+/// arguments. The ids stay unparsed: on a missing key Redis answers without validating them.
+pub(crate) struct PolicyIds<'a> {
+    /// The policy; KEEPREF when none was given.
+    pub policy: RefPolicy,
+    /// The raw id arguments.
+    pub ids: &'a [Vec<u8>],
+}
+
+impl<'a> PolicyIds<'a> {
+    /// Parses `args[from..]`.
+    pub(crate) fn parse(args: &'a [Vec<u8>], from: usize) -> Result<PolicyIds<'a>, CmdError> {
+        let mut policy = None;
+        let mut ids = None;
+        let mut i = from;
+        while i < args.len() {
+            if let Some(p) = policy_keyword(&args[i]) {
+                if policy.replace(p).is_some() {
+                    return Err(CmdError::Syntax);
+                }
+                i += 1;
+            } else if is(&args[i], "IDS") && i + 1 < args.len() {
+                let n = parse_int(&args[i + 1]).ok().filter(|&n| n > 0).ok_or(Msg::NumIdsNotPositive)?;
+                let start = i + 2;
+                let available = (args.len() - start) as u64;
+                if (n as u64) > available {
+                    return Err(Msg::NumIdsMismatch.into());
+                }
+                // A repeated IDS block replaces the earlier one.
+                ids = Some(&args[start..start + n as usize]);
+                i = start + n as usize;
+            } else {
+                return Err(CmdError::Syntax);
+            }
+        }
+        Ok(PolicyIds { policy: policy.unwrap_or_default(), ids: ids.ok_or(CmdError::Syntax)? })
+    }
+
+    /// Parses the ids strictly (all of them, before anything changes).
+    pub(crate) fn parsed_ids(&self) -> Result<Vec<StreamId>, CmdError> {
+        self.ids.iter().map(|a| super::parse_strict_id(a)).collect()
+    }
+
+    /// The reply for a missing key or group: -1 for every id.
+    pub(crate) fn all_missing(&self) -> Reply {
+        Reply::Array(vec![Reply::Integer(-1); self.ids.len()])
+    }
+}
+
+/// The XDELEX / XACKDEL per-id result code.
+pub(crate) fn outcome_code(outcome: DeleteOutcome) -> Reply {
+    Reply::Integer(match outcome {
+        DeleteOutcome::Deleted => 1,
+        DeleteOutcome::NotFound => -1,
+        DeleteOutcome::Referenced => 2,
+    })
+}
+
+fn xdelex(ctx: &mut Ctx<'_>, args: &[Vec<u8>]) -> Result<Outcome, CmdError> {
+    let key = &args[1];
+    // WRONGTYPE is reported before any option error.
+    ctx.db.stream(key)?;
+    let request = PolicyIds::parse(args, 2)?;
+    let Some(stream) = ctx.db.stream_mut(key)? else { return Ok(request.all_missing().into()) };
+    let ids = request.parsed_ids()?;
+    let codes: Vec<Reply> =
+        ids.into_iter().map(|id| outcome_code(stream.delete_with_policy(id, request.policy))).collect();
+    if codes.contains(&Reply::Integer(1)) {
+        ctx.db.touch(key);
+    }
+    Ok(Reply::Array(codes).into())
 }

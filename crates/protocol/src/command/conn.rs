@@ -1,0 +1,117 @@
+//! Connection commands. Their table entries live here like every other command's, but they
+//! run inside the session, which owns connection state (see `session.rs`).
+
+use super::{CommandSpec, Run, SubSpec};
+
+const fn conn_command(
+    name: &'static str,
+    arity: i32,
+    syntax: &'static str,
+    summary: &'static str,
+    since: &'static str,
+    group: &'static str,
+) -> CommandSpec {
+    CommandSpec { name, arity, write: false, syntax, summary, since, group, subcommands: &[], run: Run::Session }
+}
+
+/// The connection, transaction and Pub/Sub commands.
+pub const COMMANDS: &[CommandSpec] = &[
+    conn_command("multi", 1, "", "Starts a transaction.", "1.2.0", "transactions"),
+    conn_command("exec", 1, "", "Executes all commands in a transaction.", "1.2.0", "transactions"),
+    conn_command("discard", 1, "", "Discards a transaction.", "2.0.0", "transactions"),
+    conn_command(
+        "watch",
+        -2,
+        "key [key ...]",
+        "Monitors changes to keys to determine the execution of a transaction.",
+        "2.2.0",
+        "transactions",
+    ),
+    conn_command("unwatch", 1, "", "Forgets about watched keys of a transaction.", "2.2.0", "transactions"),
+    conn_command(
+        "subscribe",
+        -2,
+        "channel [channel ...]",
+        "Listens for messages published to channels.",
+        "2.0.0",
+        "pubsub",
+    ),
+    conn_command(
+        "psubscribe",
+        -2,
+        "pattern [pattern ...]",
+        "Listens for messages published to channels that match one or more patterns.",
+        "2.0.0",
+        "pubsub",
+    ),
+    conn_command(
+        "unsubscribe",
+        -1,
+        "[channel [channel ...]]",
+        "Stops listening to messages posted to channels.",
+        "2.0.0",
+        "pubsub",
+    ),
+    conn_command(
+        "punsubscribe",
+        -1,
+        "[pattern [pattern ...]]",
+        "Stops listening to messages published to channels that match one or more patterns.",
+        "2.0.0",
+        "pubsub",
+    ),
+    conn_command("publish", 3, "channel message", "Posts a message to a channel.", "2.0.0", "pubsub"),
+    CommandSpec {
+        name: "pubsub",
+        arity: -2,
+        write: false,
+        syntax: "<CHANNELS | NUMSUB | NUMPAT> ...",
+        summary: "A container for Pub/Sub commands.",
+        since: "2.8.0",
+        group: "pubsub",
+        subcommands: &[
+            SubSpec { name: "channels", arity: -2, syntax: "[pattern]", summary: "Returns the active channels." },
+            SubSpec {
+                name: "numsub",
+                arity: -2,
+                syntax: "[channel [channel ...]]",
+                summary: "Returns a count of subscribers to channels.",
+            },
+            SubSpec {
+                name: "numpat",
+                arity: 2,
+                syntax: "",
+                summary: "Returns a count of unique pattern subscriptions.",
+            },
+        ],
+        run: Run::Session,
+    },
+    conn_command("ping", -1, "[message]", "Returns the server's liveliness response.", "1.0.0", "connection"),
+    conn_command("select", 2, "index", "Changes the selected database.", "1.0.0", "connection"),
+    conn_command("quit", -1, "", "Closes the connection.", "1.0.0", "connection"),
+    conn_command("reset", 1, "", "Resets the connection.", "6.2.0", "connection"),
+    conn_command(
+        "hello",
+        -1,
+        "[protover [AUTH username password] [SETNAME clientname]]",
+        "Handshakes with the Redis server.",
+        "6.0.0",
+        "connection",
+    ),
+    CommandSpec {
+        name: "client",
+        arity: -2,
+        write: false,
+        syntax: "<ID | GETNAME | SETNAME | LIST> ...",
+        summary: "A container for client connection commands.",
+        since: "2.4.0",
+        group: "connection",
+        subcommands: &[
+            SubSpec { name: "id", arity: 2, syntax: "", summary: "Returns the unique client ID of the connection." },
+            SubSpec { name: "getname", arity: 2, syntax: "", summary: "Returns the name of the connection." },
+            SubSpec { name: "setname", arity: 3, syntax: "connection-name", summary: "Sets the connection name." },
+            SubSpec { name: "list", arity: -2, syntax: "", summary: "Lists open connections." },
+        ],
+        run: Run::Session,
+    },
+];

@@ -1,0 +1,691 @@
+//! The `Session` façade: one engine, its clock, and the client connections talking to it.
+//!
+//! Everything that concerns connections rather than data lives here: MULTI/EXEC/WATCH,
+//! Pub/Sub, blocked reads, CLIENT and HELLO. The CLI, the RESP server and the browser all drive
+//! StreamLab through this type, so they behave alike.
+//!
+//! A command may produce replies for connections other than the caller: a blocked read that an
+//! XADD served, a timed-out read, a published message. Those come back as [`Delivery`] values
+//! beside the caller's own replies; the host decides how to show or send them.
+
+use std::collections::{BTreeMap, BTreeSet, VecDeque};
+
+use streamlab_engine::{glob_match, Keyspace};
+
+use crate::command::{self, Block, Ctx, Outcome, Run};
+use crate::error::{CmdError, Msg};
+use crate::reply::Reply;
+
+/// A connection's id, as CLIENT ID reports it.
+pub type ConnId = u64;
+
+/// Where the session's time comes from.
+#[derive(Debug, Clone, Copy)]
+pub enum Clock {
+    /// A clock that moves only when told to ([`Session::advance`]): lessons, tests, transcripts.
+    Virtual(i64),
+    /// The host's clock (Unix milliseconds): the system clock natively, `Date.now()` in a page.
+    Host(fn() -> i64),
+}
+
+/// The virtual clock's default starting instant (2023-11-14 22:13:20 UTC), fixed so that runs
+/// print the same ids and times on every machine.
+pub const VIRTUAL_EPOCH_MS: i64 = 1_700_000_000_000;
+
+/// A reply for a connection other than the one whose command produced it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Delivery {
+    /// The receiving connection.
+    pub conn: ConnId,
+    /// What it receives.
+    pub reply: Reply,
+}
+
+/// The result of one call to [`Session::execute`].
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Executed {
+    /// Replies for the caller, in order. Empty when the command blocked (or was queued behind
+    /// a blocked one); several for SUBSCRIBE with several channels.
+    pub replies: Vec<Reply>,
+    /// Replies for other connections (and late replies for the caller), in order.
+    pub deliveries: Vec<Delivery>,
+    /// The connection asked to be closed (QUIT).
+    pub close: bool,
+}
+
+#[derive(Debug, Clone, Default)]
+struct Multi {
+    queue: Vec<Vec<Vec<u8>>>,
+    failed: bool,
+}
+
+/// A connection's state.
+#[derive(Debug, Clone)]
+pub struct Conn {
+    /// CLIENT ID.
+    pub id: ConnId,
+    /// CLIENT SETNAME's name.
+    pub name: Option<Vec<u8>>,
+    /// The protocol version, 2 or 3.
+    pub resp: u8,
+    multi: Option<Multi>,
+    watched: BTreeSet<Vec<u8>>,
+    watch_dirty: bool,
+    channels: BTreeSet<Vec<u8>>,
+    patterns: BTreeSet<Vec<u8>>,
+    blocked: Option<Block>,
+    /// Commands that arrived while the connection was blocked, run once it is served (as a
+    /// server would leave them in the socket buffer).
+    backlog: VecDeque<Vec<Vec<u8>>>,
+}
+
+impl Conn {
+    fn new(id: ConnId) -> Conn {
+        Conn {
+            id,
+            name: None,
+            resp: 2,
+            multi: None,
+            watched: BTreeSet::new(),
+            watch_dirty: false,
+            channels: BTreeSet::new(),
+            patterns: BTreeSet::new(),
+            blocked: None,
+            backlog: VecDeque::new(),
+        }
+    }
+
+    /// Whether a MULTI is open.
+    pub fn in_multi(&self) -> bool {
+        self.multi.is_some()
+    }
+
+    /// Commands queued by the open MULTI.
+    pub fn queued(&self) -> usize {
+        self.multi.as_ref().map_or(0, |m| m.queue.len())
+    }
+
+    /// The blocked read this connection waits on, if any.
+    pub fn blocked(&self) -> Option<&Block> {
+        self.blocked.as_ref()
+    }
+
+    /// Channels subscribed to.
+    pub fn channels(&self) -> &BTreeSet<Vec<u8>> {
+        &self.channels
+    }
+
+    /// Patterns subscribed to.
+    pub fn patterns(&self) -> &BTreeSet<Vec<u8>> {
+        &self.patterns
+    }
+
+    fn subscriptions(&self) -> usize {
+        self.channels.len() + self.patterns.len()
+    }
+
+    /// RESP2 connections with subscriptions accept only a few commands.
+    fn in_subscribed_context(&self) -> bool {
+        self.resp == 2 && self.subscriptions() > 0
+    }
+}
+
+/// Everything that changes as commands run; cloned for undo checkpoints.
+#[derive(Debug, Clone)]
+struct State {
+    db: Keyspace,
+    now: i64,
+    conns: BTreeMap<ConnId, Conn>,
+    next_conn: ConnId,
+    /// Connections in the order they blocked: the order Redis serves them in.
+    blocked_order: Vec<ConnId>,
+}
+
+/// One engine, its clock and its connections.
+#[derive(Debug, Clone)]
+pub struct Session {
+    state: State,
+    clock: Clock,
+}
+
+impl Session {
+    /// A session with no connections yet.
+    pub fn new(clock: Clock) -> Session {
+        let now = match clock {
+            Clock::Virtual(start) => start,
+            Clock::Host(read) => read(),
+        };
+        Session {
+            state: State { db: Keyspace::new(), now, conns: BTreeMap::new(), next_conn: 1, blocked_order: Vec::new() },
+            clock,
+        }
+    }
+
+    /// The keyspace, for pictures and checks.
+    pub fn keyspace(&self) -> &Keyspace {
+        &self.state.db
+    }
+
+    /// The current time as the session sees it (the last clock reading).
+    pub fn now(&self) -> i64 {
+        self.state.now
+    }
+
+    /// One connection's state.
+    pub fn conn(&self, id: ConnId) -> Option<&Conn> {
+        self.state.conns.get(&id)
+    }
+
+    /// All connections, by id.
+    pub fn conns(&self) -> impl Iterator<Item = &Conn> {
+        self.state.conns.values()
+    }
+
+    /// Opens a connection.
+    pub fn connect(&mut self) -> ConnId {
+        let id = self.state.next_conn;
+        self.state.next_conn += 1;
+        self.state.conns.insert(id, Conn::new(id));
+        id
+    }
+
+    /// Closes a connection, dropping its subscriptions and any blocked read.
+    pub fn disconnect(&mut self, id: ConnId) {
+        self.state.conns.remove(&id);
+        self.state.blocked_order.retain(|&c| c != id);
+    }
+
+    fn read_clock(&mut self) -> i64 {
+        if let Clock::Host(read) = self.clock {
+            // Never let time run backwards inside the session, whatever the host clock does.
+            self.state.now = self.state.now.max(read());
+        }
+        self.state.now
+    }
+
+    /// Moves a virtual clock forward and serves the blocked reads whose time ran out.
+    /// On a host clock it only serves timeouts.
+    pub fn advance(&mut self, ms: i64) -> Vec<Delivery> {
+        match self.clock {
+            Clock::Virtual(_) => self.state.now = self.state.now.saturating_add(ms.max(0)),
+            Clock::Host(_) => {
+                self.read_clock();
+            }
+        }
+        let now = self.state.now;
+        self.state.db.expire_due(now);
+        let mut deliveries = Vec::new();
+        self.after_command(&mut deliveries);
+        self.serve_timeouts(now, &mut deliveries);
+        deliveries
+    }
+
+    /// Runs one command for a connection. Unknown connections are opened on the fly.
+    pub fn execute(&mut self, conn: ConnId, args: Vec<Vec<u8>>) -> Executed {
+        self.state.conns.entry(conn).or_insert_with(|| Conn::new(conn));
+        let mut out = Executed::default();
+        if self.state.conns[&conn].blocked.is_some() {
+            self.state.conns.get_mut(&conn).expect("conn exists").backlog.push_back(args);
+            return out;
+        }
+        let now = self.read_clock();
+        self.state.db.expire_due(now);
+        self.run(conn, args, now, &mut out);
+        self.after_command(&mut out.deliveries);
+        out
+    }
+
+    fn conn_mut(&mut self, id: ConnId) -> &mut Conn {
+        self.state.conns.get_mut(&id).expect("connection exists")
+    }
+
+    /// Runs a command that is not queued behind a block.
+    fn run(&mut self, conn: ConnId, args: Vec<Vec<u8>>, now: i64, out: &mut Executed) {
+        if args.is_empty() {
+            return;
+        }
+        let spec = command::check_call(&args);
+        let name = args[0].to_ascii_lowercase();
+        let in_multi = self.state.conns[&conn].multi.is_some();
+        let transaction_control =
+            matches!(name.as_slice(), b"exec" | b"discard" | b"multi" | b"watch" | b"quit" | b"reset");
+        if in_multi && !transaction_control {
+            let reply = match spec {
+                Err(error) => {
+                    self.conn_mut(conn).multi.as_mut().expect("multi open").failed = true;
+                    Reply::Error(error.to_string())
+                }
+                Ok(_) => {
+                    self.conn_mut(conn).multi.as_mut().expect("multi open").queue.push(args);
+                    Reply::Status("QUEUED".into())
+                }
+            };
+            out.replies.push(reply);
+            return;
+        }
+        let spec = match spec {
+            Ok(spec) => spec,
+            Err(error) => {
+                out.replies.push(Reply::Error(error.to_string()));
+                return;
+            }
+        };
+        if self.state.conns[&conn].in_subscribed_context()
+            && !matches!(
+                name.as_slice(),
+                b"subscribe" | b"psubscribe" | b"unsubscribe" | b"punsubscribe" | b"ping" | b"quit" | b"reset"
+            )
+        {
+            out.replies.push(Reply::Error(CmdError::SubscribedContext(spec.name.to_owned()).to_string()));
+            return;
+        }
+        match spec.run {
+            Run::Data(handler) => match self.run_data(conn, handler, &args, now) {
+                Ok(Outcome::Reply(reply)) => out.replies.push(reply),
+                Ok(Outcome::Block(block)) => {
+                    self.conn_mut(conn).blocked = Some(block);
+                    self.state.blocked_order.push(conn);
+                }
+                Err(error) => out.replies.push(Reply::Error(error.to_string())),
+            },
+            Run::Session => match self.run_session(conn, &name, &args, now, out) {
+                Ok(()) => {}
+                Err(error) => out.replies.push(Reply::Error(error.to_string())),
+            },
+        }
+    }
+
+    fn run_data(
+        &mut self,
+        conn: ConnId,
+        handler: command::Handler,
+        args: &[Vec<u8>],
+        now: i64,
+    ) -> Result<Outcome, CmdError> {
+        let resp3 = self.state.conns[&conn].resp == 3;
+        let mut ctx = Ctx { db: &mut self.state.db, now, resp3 };
+        handler(&mut ctx, args)
+    }
+
+    /// Bookkeeping after every command: WATCH invalidation, then waking blocked reads whose
+    /// keys were signalled, then running what those connections had queued meanwhile.
+    fn after_command(&mut self, deliveries: &mut Vec<Delivery>) {
+        loop {
+            let touched = self.state.db.take_touched();
+            if !touched.is_empty() {
+                for conn in self.state.conns.values_mut() {
+                    if !conn.watch_dirty && touched.iter().any(|k| conn.watched.contains(k)) {
+                        conn.watch_dirty = true;
+                    }
+                }
+            }
+            let ready = self.state.db.take_ready();
+            if ready.is_empty() {
+                return;
+            }
+            let now = self.state.now;
+            let waiting: Vec<ConnId> = self.state.blocked_order.clone();
+            for conn in waiting {
+                let Some(block) = self.state.conns.get(&conn).and_then(|c| c.blocked.clone()) else { continue };
+                if !block.keys.iter().any(|k| ready.contains(k)) {
+                    continue;
+                }
+                let Ok(spec) = command::check_call(&block.args) else { continue };
+                let Run::Data(handler) = spec.run else { continue };
+                let reply = match self.run_data(conn, handler, &block.args, now) {
+                    Ok(Outcome::Block(_)) => continue,
+                    Ok(Outcome::Reply(reply)) => reply,
+                    Err(error) => Reply::Error(error.to_string()),
+                };
+                self.unblock(conn, reply, deliveries);
+            }
+        }
+    }
+
+    /// Ends a connection's wait with a reply, then runs whatever it had queued meanwhile.
+    fn unblock(&mut self, conn: ConnId, reply: Reply, deliveries: &mut Vec<Delivery>) {
+        self.conn_mut(conn).blocked = None;
+        self.state.blocked_order.retain(|&c| c != conn);
+        deliveries.push(Delivery { conn, reply });
+        let now = self.state.now;
+        while self.state.conns[&conn].blocked.is_none() {
+            let Some(args) = self.conn_mut(conn).backlog.pop_front() else { break };
+            let mut out = Executed::default();
+            self.run(conn, args, now, &mut out);
+            deliveries.extend(out.replies.into_iter().map(|reply| Delivery { conn, reply }));
+            deliveries.extend(out.deliveries);
+        }
+    }
+
+    fn serve_timeouts(&mut self, now: i64, deliveries: &mut Vec<Delivery>) {
+        let expired: Vec<ConnId> = self
+            .state
+            .blocked_order
+            .iter()
+            .copied()
+            .filter(|c| self.state.conns[c].blocked.as_ref().and_then(|b| b.deadline).is_some_and(|d| d <= now))
+            .collect();
+        for conn in expired {
+            self.unblock(conn, Reply::NullArray, deliveries);
+            self.after_command(deliveries);
+        }
+    }
+
+    // ----- connection commands ------------------------------------------------------------
+
+    fn run_session(
+        &mut self,
+        conn: ConnId,
+        name: &[u8],
+        args: &[Vec<u8>],
+        now: i64,
+        out: &mut Executed,
+    ) -> Result<(), CmdError> {
+        match name {
+            b"multi" => {
+                let c = self.conn_mut(conn);
+                if c.multi.is_some() {
+                    return Err(Msg::MultiNested.into());
+                }
+                c.multi = Some(Multi::default());
+                out.replies.push(Reply::ok());
+            }
+            b"discard" => {
+                let c = self.conn_mut(conn);
+                if c.multi.take().is_none() {
+                    return Err(Msg::DiscardWithoutMulti.into());
+                }
+                c.watched.clear();
+                c.watch_dirty = false;
+                out.replies.push(Reply::ok());
+            }
+            b"exec" => self.exec(conn, now, out)?,
+            b"watch" => {
+                let c = self.conn_mut(conn);
+                if c.multi.is_some() {
+                    return Err(Msg::WatchInMulti.into());
+                }
+                c.watched.extend(args[1..].iter().cloned());
+                out.replies.push(Reply::ok());
+            }
+            b"unwatch" => {
+                let c = self.conn_mut(conn);
+                c.watched.clear();
+                c.watch_dirty = false;
+                out.replies.push(Reply::ok());
+            }
+            b"subscribe" | b"psubscribe" => {
+                let pattern = name == b"psubscribe";
+                for channel in &args[1..] {
+                    let c = self.conn_mut(conn);
+                    let set = if pattern { &mut c.patterns } else { &mut c.channels };
+                    set.insert(channel.clone());
+                    let kind: &[u8] = if pattern { b"psubscribe" } else { b"subscribe" };
+                    let count = c.subscriptions() as i64;
+                    out.replies.push(
+                        self.push(conn, vec![Reply::bulk(kind), Reply::Bulk(channel.clone()), Reply::Integer(count)]),
+                    );
+                }
+            }
+            b"unsubscribe" | b"punsubscribe" => self.unsubscribe(conn, name == b"punsubscribe", &args[1..], out),
+            b"publish" => {
+                let receivers = self.publish(&args[1], &args[2], &mut out.deliveries);
+                out.replies.push(Reply::Integer(receivers));
+            }
+            b"pubsub" => out.replies.push(self.pubsub(args)?),
+            b"ping" => {
+                let c = &self.state.conns[&conn];
+                if args.len() > 2 {
+                    return Err(CmdError::WrongArity("ping".into()));
+                }
+                let reply = if c.in_subscribed_context() {
+                    let message = args.get(1).cloned().unwrap_or_default();
+                    Reply::Array(vec![Reply::bulk("pong"), Reply::Bulk(message)])
+                } else {
+                    match args.get(1) {
+                        Some(message) => Reply::Bulk(message.clone()),
+                        None => Reply::Status("PONG".into()),
+                    }
+                };
+                out.replies.push(reply);
+            }
+            b"select" => {
+                let index = command::parse_int(&args[1])?;
+                if index != 0 {
+                    return Err(CmdError::DbIndexOutOfRange);
+                }
+                out.replies.push(Reply::ok());
+            }
+            b"quit" => {
+                out.replies.push(Reply::ok());
+                out.close = true;
+            }
+            b"reset" => {
+                self.unsubscribe(conn, false, &[], &mut Executed::default());
+                self.unsubscribe(conn, true, &[], &mut Executed::default());
+                let c = self.conn_mut(conn);
+                *c = Conn::new(conn);
+                out.replies.push(Reply::Status("RESET".into()));
+            }
+            b"client" => out.replies.push(self.client(conn, args)?),
+            b"hello" => out.replies.push(self.hello(conn, args)?),
+            _ => return Err(CmdError::UnknownCommand { name: args[0].clone(), args: args[1..].to_vec() }),
+        }
+        Ok(())
+    }
+
+    fn exec(&mut self, conn: ConnId, now: i64, out: &mut Executed) -> Result<(), CmdError> {
+        let c = self.conn_mut(conn);
+        let Some(multi) = c.multi.take() else { return Err(Msg::ExecWithoutMulti.into()) };
+        let dirty = c.watch_dirty;
+        c.watched.clear();
+        c.watch_dirty = false;
+        if multi.failed {
+            return Err(CmdError::ExecAbort);
+        }
+        if dirty {
+            out.replies.push(Reply::NullArray);
+            return Ok(());
+        }
+        let mut results = Vec::with_capacity(multi.queue.len());
+        for args in multi.queue {
+            let mut inner = Executed::default();
+            self.run(conn, args, now, &mut inner);
+            // A read that would block inside a transaction answers at once, as a timeout would.
+            if let Some(block) = self.conn_mut(conn).blocked.take() {
+                let _ = block;
+                self.state.blocked_order.retain(|&c| c != conn);
+                inner.replies.push(Reply::NullArray);
+            }
+            results.extend(inner.replies);
+            out.deliveries.extend(inner.deliveries);
+        }
+        out.replies.push(Reply::Array(results));
+        Ok(())
+    }
+
+    /// A Pub/Sub message in the connection's protocol: an array in RESP2, a push in RESP3.
+    fn push(&self, conn: ConnId, items: Vec<Reply>) -> Reply {
+        if self.state.conns.get(&conn).is_some_and(|c| c.resp == 3) {
+            Reply::Push(items)
+        } else {
+            Reply::Array(items)
+        }
+    }
+
+    fn unsubscribe(&mut self, conn: ConnId, pattern: bool, names: &[Vec<u8>], out: &mut Executed) {
+        let kind: &[u8] = if pattern { b"punsubscribe" } else { b"unsubscribe" };
+        let targets: Vec<Vec<u8>> = if names.is_empty() {
+            let c = &self.state.conns[&conn];
+            let set = if pattern { &c.patterns } else { &c.channels };
+            set.iter().cloned().collect()
+        } else {
+            names.to_vec()
+        };
+        if targets.is_empty() {
+            let count = self.state.conns[&conn].subscriptions() as i64;
+            out.replies.push(self.push(conn, vec![Reply::bulk(kind), Reply::NullBulk, Reply::Integer(count)]));
+            return;
+        }
+        for name in targets {
+            let c = self.conn_mut(conn);
+            let set = if pattern { &mut c.patterns } else { &mut c.channels };
+            set.remove(&name);
+            let count = c.subscriptions() as i64;
+            out.replies.push(self.push(conn, vec![Reply::bulk(kind), Reply::Bulk(name), Reply::Integer(count)]));
+        }
+    }
+
+    fn publish(&mut self, channel: &[u8], message: &[u8], deliveries: &mut Vec<Delivery>) -> i64 {
+        let mut receivers = 0;
+        let ids: Vec<ConnId> = self.state.conns.keys().copied().collect();
+        for id in &ids {
+            if self.state.conns[id].channels.contains(channel) {
+                let reply = self.push(*id, vec![Reply::bulk("message"), Reply::bulk(channel), Reply::bulk(message)]);
+                deliveries.push(Delivery { conn: *id, reply });
+                receivers += 1;
+            }
+        }
+        for id in &ids {
+            let patterns: Vec<Vec<u8>> =
+                self.state.conns[id].patterns.iter().filter(|p| glob_match(p, channel)).cloned().collect();
+            for pattern in patterns {
+                let reply = self.push(
+                    *id,
+                    vec![Reply::bulk("pmessage"), Reply::Bulk(pattern), Reply::bulk(channel), Reply::bulk(message)],
+                );
+                deliveries.push(Delivery { conn: *id, reply });
+                receivers += 1;
+            }
+        }
+        receivers
+    }
+
+    fn pubsub(&self, args: &[Vec<u8>]) -> Result<Reply, CmdError> {
+        let sub = args[1].to_ascii_lowercase();
+        match sub.as_slice() {
+            b"channels" => {
+                let pattern = args.get(2).map(Vec::as_slice);
+                let channels: BTreeSet<&Vec<u8>> = self
+                    .state
+                    .conns
+                    .values()
+                    .flat_map(|c| c.channels.iter())
+                    .filter(|ch| pattern.is_none_or(|p| glob_match(p, ch)))
+                    .collect();
+                Ok(Reply::Array(channels.into_iter().map(|c| Reply::Bulk(c.clone())).collect()))
+            }
+            b"numsub" => Ok(Reply::Array(
+                args[2..]
+                    .iter()
+                    .flat_map(|ch| {
+                        let n = self.state.conns.values().filter(|c| c.channels.contains(ch)).count();
+                        [Reply::Bulk(ch.clone()), Reply::Integer(n as i64)]
+                    })
+                    .collect(),
+            )),
+            b"numpat" => Ok(Reply::Integer(
+                self.state.conns.values().flat_map(|c| c.patterns.iter()).collect::<BTreeSet<_>>().len() as i64,
+            )),
+            _ => Err(CmdError::UnknownSubcommand { command: "PUBSUB".into(), sub: args[1].clone() }),
+        }
+    }
+
+    fn client(&mut self, conn: ConnId, args: &[Vec<u8>]) -> Result<Reply, CmdError> {
+        let sub = args[1].to_ascii_lowercase();
+        match sub.as_slice() {
+            b"id" => Ok(Reply::Integer(conn as i64)),
+            b"getname" => Ok(self.state.conns[&conn].name.clone().map_or(Reply::NullBulk, Reply::Bulk)),
+            b"setname" => {
+                let name = &args[2];
+                if name.iter().any(|&b| b <= b' ' || b > b'~') {
+                    return Err(CmdError::ClientNameInvalid);
+                }
+                self.conn_mut(conn).name = if name.is_empty() { None } else { Some(name.clone()) };
+                Ok(Reply::ok())
+            }
+            b"list" => {
+                let now = self.state.now;
+                let _ = now;
+                let mut text = String::new();
+                for c in self.state.conns.values() {
+                    let name = c.name.as_deref().map(String::from_utf8_lossy).unwrap_or_default();
+                    let flags = if c.multi.is_some() {
+                        "x"
+                    } else if c.blocked.is_some() {
+                        "b"
+                    } else if c.subscriptions() > 0 {
+                        "P"
+                    } else {
+                        "N"
+                    };
+                    text.push_str(&format!(
+                        "id={} addr=127.0.0.1:0 laddr=127.0.0.1:6379 fd=0 name={name} age=0 idle=0 flags={flags} db=0 sub={} psub={} ssub=0 multi={} watch={} resp={} lib-name= lib-ver=\n",
+                        c.id,
+                        c.channels.len(),
+                        c.patterns.len(),
+                        c.multi.as_ref().map_or(-1, |m| m.queue.len() as i64),
+                        c.watched.len(),
+                        c.resp
+                    ));
+                }
+                Ok(Reply::Verbatim { format: *b"txt", text: text.into_bytes() })
+            }
+            _ => Err(CmdError::UnknownSubcommand { command: "CLIENT".into(), sub: args[1].clone() }),
+        }
+    }
+
+    fn hello(&mut self, conn: ConnId, args: &[Vec<u8>]) -> Result<Reply, CmdError> {
+        let mut resp = self.state.conns[&conn].resp;
+        let mut name = None;
+        if let Some(version) = args.get(1) {
+            let v = command::parse_int(version).map_err(|_| CmdError::ProtocolVersion)?;
+            if !(2..=3).contains(&v) {
+                return Err(CmdError::NoProto);
+            }
+            resp = v as u8;
+            let mut i = 2;
+            while i < args.len() {
+                let more = args.len() - 1 - i;
+                if command::is(&args[i], "SETNAME") && more >= 1 {
+                    name = Some(args[i + 1].clone());
+                    i += 2;
+                } else if command::is(&args[i], "AUTH") && more >= 2 {
+                    i += 3;
+                } else {
+                    return Err(CmdError::HelloSyntax(args[i].clone()));
+                }
+            }
+        }
+        let c = self.conn_mut(conn);
+        c.resp = resp;
+        if let Some(name) = name {
+            c.name = Some(name);
+        }
+        Ok(Reply::Map(vec![
+            (Reply::bulk("server"), Reply::bulk("redis")),
+            (Reply::bulk("version"), Reply::bulk(crate::REDIS_VERSION)),
+            (Reply::bulk("proto"), Reply::Integer(i64::from(resp))),
+            (Reply::bulk("id"), Reply::Integer(conn as i64)),
+            (Reply::bulk("mode"), Reply::bulk("standalone")),
+            (Reply::bulk("role"), Reply::bulk("master")),
+            (Reply::bulk("modules"), Reply::Array(Vec::new())),
+        ]))
+    }
+
+    /// Checks the engine's invariants and the session's own (blocked order matches blocked
+    /// connections).
+    pub fn check_invariants(&self) -> Result<(), String> {
+        self.state.db.check_invariants()?;
+        for id in &self.state.blocked_order {
+            if self.state.conns.get(id).and_then(|c| c.blocked.as_ref()).is_none() {
+                return Err(format!("connection {id} is in the blocked order but not blocked"));
+            }
+        }
+        let blocked = self.state.conns.values().filter(|c| c.blocked.is_some()).count();
+        if blocked != self.state.blocked_order.len() {
+            return Err("blocked connections and blocked order disagree".into());
+        }
+        Ok(())
+    }
+}
