@@ -1,13 +1,27 @@
 //! StreamLab's protocol layer: everything between a line of text (or RESP bytes) and the engine.
+//!
+//! * [`tokenize`]: a console line -> arguments, with redis-cli's quoting rules;
+//! * [`command`]: the command table, argument parsing and each command's handler;
+//! * [`error`]: `CmdError`, whose `Display` is the exact Redis error line;
+//! * [`session`]: the `Session` façade (engine, clock, connections) every host uses;
+//! * [`resp`]: RESP2/RESP3 encoding, the client-side reply decoder, the server-side request
+//!   parser;
+//! * [`format`]: a reply -> the text redis-cli prints for it.
 
 pub mod command;
 pub mod error;
+pub mod format;
 pub mod reply;
+pub mod resp;
 pub mod session;
+pub mod tokenize;
 
 pub use error::{CmdError, Msg};
+pub use format::{format_reply, quote_bytes, SUBSCRIBE_BANNER};
 pub use reply::Reply;
+pub use resp::{decode_reply, encode, encode_into, encode_request, format_double, parse_request, ProtocolError};
 pub use session::{Clock, ConnId, Delivery, Executed, Session, VIRTUAL_EPOCH_MS};
+pub use tokenize::{tokenize, TokenizeError};
 
 /// The Redis version StreamLab answers as (INFO, HELLO).
 pub const REDIS_VERSION: &str = "8.2.3";
