@@ -1,0 +1,5 @@
+//! The `streamlab` command line: a redis-cli-like console over a StreamLab session, and the
+//! transcript runner used by `run`, `replay` and the test suite.
+
+pub mod repl;
+pub mod transcript;
