@@ -1,1 +1,86 @@
-fn main() {}
+//! `cargo xtask`: the project's own build and test driver.
+//!
+//! `cargo xtask test` is the one command that runs every test (README and CI call it):
+//! formatting, lints, the Rust test suites, the transcripts through the `streamlab` binary,
+//! and the differential check of the transcripts against a real Redis 8.2.3 (the oracle).
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, ExitCode};
+
+const USAGE: &str = "usage: cargo xtask test [--no-oracle]   run every check (see README)";
+
+fn main() -> ExitCode {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let result = match args.first().map(String::as_str) {
+        Some("test") => test(args.iter().any(|a| a == "--no-oracle")),
+        _ => {
+            eprintln!("{USAGE}");
+            return ExitCode::from(2);
+        }
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(message) => {
+            eprintln!("xtask: {message}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).parent().expect("xtask lives in the workspace").to_path_buf()
+}
+
+fn run(step: &str, command: &mut Command) -> Result<(), String> {
+    eprintln!("==> {step}");
+    let status = command.current_dir(root()).status().map_err(|e| format!("{step}: cannot start: {e}"))?;
+    if status.success() {
+        Ok(())
+    } else {
+        Err(format!("{step} failed ({status})"))
+    }
+}
+
+fn cargo() -> Command {
+    Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()))
+}
+
+fn transcripts() -> Result<Vec<String>, String> {
+    let dir = root().join("tests/transcripts");
+    let mut files: Vec<String> = std::fs::read_dir(&dir)
+        .map_err(|e| format!("{}: {e}", dir.display()))?
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.extension().is_some_and(|e| e == "txt"))
+        .map(|p| p.to_string_lossy().into_owned())
+        .collect();
+    files.sort();
+    Ok(files)
+}
+
+fn test(no_oracle: bool) -> Result<(), String> {
+    run("cargo fmt --check", cargo().args(["fmt", "--all", "--", "--check"]))?;
+    run("cargo clippy", cargo().args(["clippy", "--workspace", "--all-targets", "--", "-D", "warnings"]))?;
+    run("cargo test", cargo().args(["test", "--workspace"]))?;
+    run("cargo build --release (streamlab)", cargo().args(["build", "--release", "-p", "streamlab"]))?;
+    let files = transcripts()?;
+    let streamlab = root().join("target/release/streamlab");
+    run("streamlab replay tests/transcripts/*", Command::new(&streamlab).arg("replay").args(&files))?;
+    if no_oracle {
+        eprintln!("==> oracle comparison skipped (--no-oracle)");
+        return Ok(());
+    }
+    oracle(&files)
+}
+
+/// Starts the reference Redis 8.2.3, compares every transcript with it, stops it.
+fn oracle(files: &[String]) -> Result<(), String> {
+    let port = std::env::var("ORACLE_PORT").unwrap_or_else(|_| "16379".into());
+    let script = root().join("tests/oracle/redis.sh");
+    run("start the reference Redis 8.2.3", Command::new("bash").arg(&script).args(["start", &port]))?;
+    let compared = run(
+        "compare transcripts with Redis 8.2.3",
+        Command::new("python3").arg(root().join("tests/oracle/compare.py")).args(["--port", &port]).args(files),
+    );
+    let stopped = run("stop the reference Redis", Command::new("bash").arg(&script).args(["stop", &port]));
+    compared.and(stopped)
+}
