@@ -818,3 +818,73 @@ pub enum SetIdError {
     /// ENTRIESADDED is below the stream's length.
     EntriesAddedBelowLength,
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn b(s: impl Into<String>) -> Vec<u8> {
+        s.into().into_bytes()
+    }
+
+    /// Fields of the three shapes used to measure node boundaries on Redis 8.2.3.
+    fn shaped(kind: &str, i: u64) -> Vec<Vec<u8>> {
+        match kind {
+            "order" => vec![
+                b("type"),
+                b("order-created"),
+                b("orderId"),
+                b((1_000_000 + i).to_string()),
+                b("isbn"),
+                b((9_780_441_013_593 + i * 7).to_string()),
+                b("quantity"),
+                b((1 + i % 3).to_string()),
+            ],
+            "long" => vec![b("payload"), b("x".repeat((37 * i % 300) as usize + 1))],
+            _ if i % 3 == 0 => vec![b("a"), b(i.to_string())],
+            _ => vec![b("b"), b(format!("v{i}")), b("c"), b("-12")],
+        }
+    }
+
+    #[test]
+    fn node_boundaries_match_redis_with_default_limits() {
+        // radix-tree-keys reported by Redis 8.2.3 (default settings) for the same XADDs, with
+        // ids `1794650000000 + 3i` - `i % 5`.
+        let measured = [
+            ("order", 100, 2),
+            ("order", 1000, 11),
+            ("order", 5000, 52),
+            ("long", 50, 3),
+            ("long", 1000, 41),
+            ("long", 5000, 205),
+            ("mixed", 100, 1),
+            ("mixed", 101, 2),
+            ("mixed", 1000, 10),
+            ("mixed", 5000, 50),
+        ];
+        for (kind, n, nodes) in measured {
+            let mut stream = Stream::new();
+            for i in 0..n {
+                let id = AddId::Explicit(StreamId::new(1_794_650_000_000 + i * 3, i % 5));
+                stream.add(id, &shaped(kind, i), 0, StreamConfig::default()).unwrap();
+            }
+            assert_eq!(stream.nodes().len(), nodes, "{kind} x {n}");
+            stream.check_invariants().unwrap();
+        }
+    }
+
+    #[test]
+    fn approximate_trimming_removes_whole_nodes_only() {
+        // Spec example: nodes of 10, 35 entries, MAXLEN ~ 12 removes 20 and leaves 15.
+        let config = StreamConfig { node_max_entries: 10, node_max_bytes: 0 };
+        let mut stream = Stream::new();
+        for i in 1..=35 {
+            stream.add(AddId::Explicit(StreamId::new(i, 0)), &[b("f"), b("v")], 0, config).unwrap();
+        }
+        let trim = Trim { strategy: TrimStrategy::MaxLen(12), approx: true, limit: None, policy: RefPolicy::KeepRef };
+        assert_eq!(stream.trim(trim, config), 20);
+        assert_eq!(stream.len(), 15);
+        assert_eq!(stream.first_id(), StreamId::new(21, 0));
+        stream.check_invariants().unwrap();
+    }
+}
