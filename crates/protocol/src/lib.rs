@@ -5,6 +5,7 @@
 //!   parser;
 //! * [`format`]: a reply -> the text redis-cli prints for it.
 
+mod double;
 pub mod format;
 pub mod reply;
 pub mod resp;
