@@ -1,9 +1,9 @@
 //! StreamLab's protocol layer: everything between a line of text (or RESP bytes) and the engine.
 //!
-//! * [`tokenize`]: a console line -> arguments, with redis-cli's quoting rules;
+//! * [`tokenize`](mod@tokenize): a console line -> arguments, with redis-cli's quoting rules;
 //! * [`resp`]: RESP2/RESP3 encoding, the client-side reply decoder, the server-side request
 //!   parser;
-//! * [`format`]: a reply -> the text redis-cli prints for it.
+//! * [`format`](mod@format): a reply -> the text redis-cli prints for it.
 
 mod double;
 pub mod format;

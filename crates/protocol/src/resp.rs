@@ -4,7 +4,8 @@
 //! Everything here was checked against Redis 8.2.3 (server side) and redis-cli 7.0.15 with its
 //! bundled hiredis (client side) by sending raw bytes; the exact error texts and limits are the
 //! ones those binaries produce. Nothing panics on any input: lengths are checked before slicing,
-//! arithmetic is checked, and no allocation is sized by an untrusted length.
+//! length arithmetic is checked, no allocation is sized by an untrusted length, and nesting is
+//! bounded.
 
 use std::fmt;
 
@@ -525,6 +526,9 @@ fn find_c(buf: &[u8], from: usize, target: u8) -> Option<usize> {
 ///   bytes and 2 more bytes. Quirks kept from Redis: the header lines end at `\r` and the
 ///   byte after it is skipped unchecked; the 2 bytes after an argument are skipped unchecked
 ///   too (`$4\r\nPINGXX` is fine); a NUL inside a header line hides its `\r`.
+///
+/// The parser keeps no state between calls, so a request arriving in many pieces has its
+/// headers re-read on each call; Redis remembers its progress instead, with the same results.
 ///
 /// Not modelled: the stricter limits Redis applies to clients that still have to AUTH.
 // The signature spells the type out so callers see it without chasing an alias.
