@@ -1,14 +1,15 @@
 //! StreamLab's protocol layer: everything between a line of text (or RESP bytes) and the engine.
 //!
-//! * [`tokenize`]: a console line -> arguments, with redis-cli's quoting rules;
+//! * [`tokenize`](mod@tokenize): a console line -> arguments, with redis-cli's quoting rules;
 //! * [`command`]: the command table, argument parsing and each command's handler;
 //! * [`error`]: `CmdError`, whose `Display` is the exact Redis error line;
 //! * [`session`]: the `Session` façade (engine, clock, connections) every host uses;
 //! * [`resp`]: RESP2/RESP3 encoding, the client-side reply decoder, the server-side request
 //!   parser;
-//! * [`format`]: a reply -> the text redis-cli prints for it.
+//! * [`format`](mod@format): a reply -> the text redis-cli prints for it.
 
 pub mod command;
+mod double;
 pub mod error;
 pub mod format;
 pub mod reply;

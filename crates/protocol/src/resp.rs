@@ -4,10 +4,12 @@
 //! Everything here was checked against Redis 8.2.3 (server side) and redis-cli 7.0.15 with its
 //! bundled hiredis (client side) by sending raw bytes; the exact error texts and limits are the
 //! ones those binaries produce. Nothing panics on any input: lengths are checked before slicing,
-//! arithmetic is checked, and no allocation is sized by an untrusted length.
+//! length arithmetic is checked, no allocation is sized by an untrusted length, and nesting is
+//! bounded.
 
 use std::fmt;
 
+pub use crate::double::format_double;
 use crate::format::quote_bytes;
 use crate::reply::Reply;
 use crate::tokenize::tokenize;
@@ -135,75 +137,6 @@ impl fmt::Display for ProtocolError {
 }
 
 impl std::error::Error for ProtocolError {}
-
-// ---------------------------------------------------------------------------------------------
-// Doubles
-// ---------------------------------------------------------------------------------------------
-
-/// Formats a double as Redis 8.2 writes it in replies (ZSCORE, RESP3 `,`, the RESP2 bulk).
-///
-/// Rules measured on 30 000 values (see the tests):
-/// * `nan`, `inf`, `-inf`; `-0.0` is `-0`.
-/// * Integral values with magnitude up to 2^62 print as integers (`3`, `100000000000000000`).
-/// * Everything else uses the shortest digits that round-trip, laid out like this, where
-///   `E` is the decimal exponent of the first digit and `K` that of the last:
-///   - `K >= 0` and `E < digits + 7`: plain integer, padded with zeros
-///     (`123456789012345680000`);
-///   - `K < 0` and (`K > -7` or `|E| < 4`): plain decimal (`0.000025`, `1234.5678901234567`);
-///   - otherwise scientific with a signed, unpadded exponent (`1e+20`, `1.25e-6`,
-///     `1.2345678901234567e+4`).
-pub fn format_double(d: f64) -> String {
-    if d.is_nan() {
-        return "nan".to_owned();
-    }
-    if d.is_infinite() {
-        return if d > 0.0 { "inf" } else { "-inf" }.to_owned();
-    }
-    if d == 0.0 {
-        return if d.is_sign_negative() { "-0" } else { "0" }.to_owned();
-    }
-    const INT_LIMIT: f64 = (1u64 << 62) as f64;
-    if d.fract() == 0.0 && d.abs() <= INT_LIMIT {
-        return (d as i64).to_string();
-    }
-    // Rust's `{:e}` gives the shortest round-trip digits: `-1.2345e-7`, `5e-324`.
-    let sci = format!("{:e}", d.abs());
-    let (mantissa, exp) = sci.split_once('e').unwrap_or((&sci, "0"));
-    let exp: i32 = exp.parse().unwrap_or(0);
-    let digits: String = mantissa.chars().filter(|c| *c != '.').collect();
-    let ndigits = digits.len() as i32;
-    let k = exp - (ndigits - 1);
-    let mut out = String::with_capacity(32);
-    if d < 0.0 {
-        out.push('-');
-    }
-    if k >= 0 && exp < ndigits + 7 {
-        out.push_str(&digits);
-        out.extend(std::iter::repeat_n('0', k as usize));
-    } else if k < 0 && (k > -7 || exp.abs() < 4) {
-        let point = exp + 1; // digits before the decimal point
-        if point <= 0 {
-            out.push_str("0.");
-            out.extend(std::iter::repeat_n('0', (-point) as usize));
-            out.push_str(&digits);
-        } else {
-            let (int, frac) = digits.split_at(point as usize);
-            out.push_str(int);
-            out.push('.');
-            out.push_str(frac);
-        }
-    } else {
-        out.push_str(&digits[..1]);
-        if ndigits > 1 {
-            out.push('.');
-            out.push_str(&digits[1..]);
-        }
-        out.push('e');
-        out.push(if exp < 0 { '-' } else { '+' });
-        out.push_str(&exp.unsigned_abs().to_string());
-    }
-    out
-}
 
 // ---------------------------------------------------------------------------------------------
 // Encoding
@@ -566,6 +499,9 @@ fn find_c(buf: &[u8], from: usize, target: u8) -> Option<usize> {
 ///   bytes and 2 more bytes. Quirks kept from Redis: the header lines end at `\r` and the
 ///   byte after it is skipped unchecked; the 2 bytes after an argument are skipped unchecked
 ///   too (`$4\r\nPINGXX` is fine); a NUL inside a header line hides its `\r`.
+///
+/// The parser keeps no state between calls, so a request arriving in many pieces has its
+/// headers re-read on each call; Redis remembers its progress instead, with the same results.
 ///
 /// Not modelled: the stricter limits Redis applies to clients that still have to AUTH.
 // The signature spells the type out so callers see it without chasing an alias.

@@ -37,7 +37,7 @@ impl fmt::Display for TokenizeError {
 impl std::error::Error for TokenizeError {}
 
 /// Whitespace as C's `isspace` sees it in the "C" locale.
-pub(crate) fn is_space(b: u8) -> bool {
+fn is_space(b: u8) -> bool {
     matches!(b, b' ' | b'\t' | b'\n' | b'\x0b' | b'\x0c' | b'\r')
 }
 
