@@ -114,19 +114,13 @@ struct Fp {
 impl Fp {
     fn normalized(self) -> Fp {
         let shift = self.f.leading_zeros();
-        Fp {
-            f: self.f << shift,
-            e: self.e - shift as i32,
-        }
+        Fp { f: self.f << shift, e: self.e - shift as i32 }
     }
 
     /// The product, rounded to the upper 64 bits (ties up).
     fn mul(self, other: Fp) -> Fp {
         let p = u128::from(self.f) * u128::from(other.f);
-        Fp {
-            f: ((p + (1 << 63)) >> 64) as u64,
-            e: self.e + other.e + 64,
-        }
+        Fp { f: ((p + (1 << 63)) >> 64) as u64, e: self.e + other.e + 64 }
     }
 }
 
@@ -142,24 +136,14 @@ fn grisu2(d: f64) -> (Vec<u8>, i32) {
     };
     // The halfway points to the neighbouring doubles; the lower one is closer when `f` is a
     // power of two, because the spacing below halves.
-    let upper = Fp {
-        f: (f << 1) + 1,
-        e: e - 1,
-    }
-    .normalized();
+    let upper = Fp { f: (f << 1) + 1, e: e - 1 }.normalized();
     let lower_shift = if f == HIDDEN { 2 } else { 1 };
-    let lower = Fp {
-        f: ((f << lower_shift) - 1) << (e - lower_shift - upper.e),
-        e: upper.e,
-    };
+    let lower = Fp { f: ((f << lower_shift) - 1) << (e - lower_shift - upper.e), e: upper.e };
     let w = Fp { f, e }.normalized();
 
     // A power of ten bringing the upper boundary's exponent into [-60, -32], so that its
     // integer part fits 32 bits and its fraction 60.
-    let index = POW10
-        .iter()
-        .position(|&(_, pe)| upper.e + pe + 64 >= -60)
-        .unwrap_or(POW10.len() - 1);
+    let index = POW10.iter().position(|&(_, pe)| upper.e + pe + 64 >= -60).unwrap_or(POW10.len() - 1);
     let (pf, pe) = POW10[index];
     let power = Fp { f: pf, e: pe };
     let mut k = -(POW10_FIRST + POW10_STEP * index as i32);
@@ -210,13 +194,7 @@ fn grisu2(d: f64) -> (Vec<u8>, i32) {
         frac_part &= one - 1;
         if frac_part < delta {
             k += kappa;
-            weed(
-                &mut digits,
-                delta,
-                frac_part,
-                one,
-                distance.wrapping_mul(scale),
-            );
+            weed(&mut digits, delta, frac_part, one, distance.wrapping_mul(scale));
             return (digits, k);
         }
         scale = scale.wrapping_mul(10);

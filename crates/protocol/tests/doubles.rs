@@ -19,10 +19,7 @@ fn matches_redis_zscore_output() {
 fn grisu_is_not_shortest() {
     // Values where Redis's Grisu2 picks a different last digit than the shortest repr.
     assert_eq!(format_double(224866638629131.38), "224866638629131.37");
-    assert_eq!(
-        format_double(0.0003349391766776726),
-        "3.3493917667767257e-4"
-    );
+    assert_eq!(format_double(0.0003349391766776726), "3.3493917667767257e-4");
     assert_eq!(format_double(-9.82588994698816e18), "-9825889946988159000");
 }
 

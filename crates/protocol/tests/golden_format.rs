@@ -20,9 +20,7 @@ fn format_matches_redis_cli() {
         };
         let got = format_reply(&reply);
         if got != expected {
-            failures.push(format!(
-                "== {name} ({command})\n-- expected\n{expected}\n-- got\n{got}"
-            ));
+            failures.push(format!("== {name} ({command})\n-- expected\n{expected}\n-- got\n{got}"));
         }
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
@@ -36,10 +34,6 @@ fn reencoding_gives_redis_bytes_back() {
         let Ok(Some((reply, _))) = decode_reply(raw, resp3) else {
             panic!("{name} ({command}) does not decode");
         };
-        assert_eq!(
-            String::from_utf8_lossy(&encode(&reply, resp3)),
-            String::from_utf8_lossy(raw),
-            "{name} ({command})"
-        );
+        assert_eq!(String::from_utf8_lossy(&encode(&reply, resp3)), String::from_utf8_lossy(raw), "{name} ({command})");
     }
 }

@@ -11,6 +11,7 @@ use crate::error::CmdError;
 use crate::reply::Reply;
 
 pub mod conn;
+pub mod read;
 pub mod streams;
 
 /// What a data command may touch while it runs.
@@ -99,7 +100,7 @@ pub struct CommandSpec {
 }
 
 /// Every command family's table.
-const FAMILIES: &[&[CommandSpec]] = &[streams::COMMANDS, conn::COMMANDS];
+const FAMILIES: &[&[CommandSpec]] = &[streams::COMMANDS, read::COMMANDS, conn::COMMANDS];
 
 /// Every command, family by family.
 pub fn all() -> impl Iterator<Item = &'static CommandSpec> {
