@@ -841,7 +841,7 @@ mod tests {
                 b((1 + i % 3).to_string()),
             ],
             "long" => vec![b("payload"), b("x".repeat((37 * i % 300) as usize + 1))],
-            _ if i % 3 == 0 => vec![b("a"), b(i.to_string())],
+            _ if i.is_multiple_of(3) => vec![b("a"), b(i.to_string())],
             _ => vec![b("b"), b(format!("v{i}")), b("c"), b("-12")],
         }
     }

@@ -71,7 +71,7 @@ pub(crate) fn parse_read_args(args: &[Vec<u8>], group_mode: bool) -> Result<Read
             parsed.count = parse_int(&args[i])?.max(0) as u64;
         } else if is(opt, "STREAMS") && more > 0 {
             let rest = args.len() - (i + 1);
-            if rest % 2 != 0 {
+            if !rest.is_multiple_of(2) {
                 return Err(if group_mode { Msg::UnbalancedXreadgroup } else { Msg::UnbalancedXread }.into());
             }
             streams_at = Some(i + 1);
