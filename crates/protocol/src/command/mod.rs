@@ -10,7 +10,10 @@ use streamlab_engine::{Entry, IdMode, Keyspace, StreamId};
 use crate::error::CmdError;
 use crate::reply::Reply;
 
+pub mod keys;
 pub mod streams;
+#[cfg(test)]
+pub(crate) mod testkit;
 
 /// What a data command may touch while it runs.
 pub struct Ctx<'a> {
@@ -98,7 +101,7 @@ pub struct CommandSpec {
 }
 
 /// Every command family's table.
-const FAMILIES: &[&[CommandSpec]] = &[streams::COMMANDS];
+const FAMILIES: &[&[CommandSpec]] = &[streams::COMMANDS, keys::COMMANDS];
 
 /// Every command, family by family.
 pub fn all() -> impl Iterator<Item = &'static CommandSpec> {
