@@ -11,6 +11,7 @@ use crate::error::CmdError;
 use crate::reply::Reply;
 
 pub mod keys;
+pub mod server;
 pub mod streams;
 #[cfg(test)]
 pub(crate) mod testkit;
@@ -101,7 +102,7 @@ pub struct CommandSpec {
 }
 
 /// Every command family's table.
-const FAMILIES: &[&[CommandSpec]] = &[streams::COMMANDS, keys::COMMANDS];
+const FAMILIES: &[&[CommandSpec]] = &[streams::COMMANDS, keys::COMMANDS, server::COMMANDS];
 
 /// Every command, family by family.
 pub fn all() -> impl Iterator<Item = &'static CommandSpec> {
