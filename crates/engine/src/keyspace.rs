@@ -51,6 +51,9 @@ pub struct Keyspace {
     pub config: StreamConfig,
     ready: Vec<Vec<u8>>,
     touched: Vec<Vec<u8>>,
+    /// When the simulated server started (Unix ms on the engine clock), set by whoever
+    /// creates the keyspace; INFO counts its uptime from here. `None` reports no uptime.
+    pub started_at: Option<i64>,
 }
 
 impl Keyspace {

@@ -90,6 +90,15 @@ pub enum CmdError {
     NoProto,
     /// HELLO with an unknown option.
     HelloSyntax(Vec<u8>),
+    /// `ERR Unsupported option FOO` (EXPIRE and PEXPIRE flags, echoed as typed).
+    UnsupportedOption(Vec<u8>),
+    /// `ERR CONFIG SET failed (possibly related to argument 'x') - reason`.
+    ConfigSetFailed {
+        /// The parameter: as typed for name problems, canonical for value problems.
+        name: Vec<u8>,
+        /// Why, as Redis words it.
+        reason: &'static str,
+    },
 }
 
 /// Fixed error messages.
@@ -177,6 +186,16 @@ pub enum Msg {
     DiscardWithoutMulti,
     /// WATCH inside MULTI.
     WatchInMulti,
+    /// SCAN cursor that is not an unsigned 64-bit number.
+    InvalidCursor,
+    /// SCAN given HSCAN's NOVALUES.
+    NovaluesOnlyInHscan,
+    /// EXPIRE NX together with XX, GT or LT.
+    ExpireNxAndOthers,
+    /// EXPIRE GT together with LT.
+    ExpireGtAndLt,
+    /// CONFIG REWRITE without a config file.
+    NoConfigFile,
 }
 
 impl Msg {
@@ -237,6 +256,11 @@ impl Msg {
             Msg::ExecWithoutMulti => "ERR EXEC without MULTI",
             Msg::DiscardWithoutMulti => "ERR DISCARD without MULTI",
             Msg::WatchInMulti => "ERR WATCH inside MULTI is not allowed",
+            Msg::InvalidCursor => "ERR invalid cursor",
+            Msg::NovaluesOnlyInHscan => "ERR NOVALUES option can only be used in HSCAN",
+            Msg::ExpireNxAndOthers => "ERR NX and XX, GT or LT options at the same time are not compatible",
+            Msg::ExpireGtAndLt => "ERR GT and LT options at the same time are not compatible",
+            Msg::NoConfigFile => "ERR The server is running without a config file",
         }
     }
 }
@@ -325,6 +349,10 @@ impl fmt::Display for CmdError {
             CmdError::HelloSyntax(opt) => write!(f, "ERR Syntax error in HELLO option '{}'", show(opt)),
             CmdError::ConfigUnknown(name) => {
                 write!(f, "ERR Unknown option or number of arguments for CONFIG SET - '{}'", show(name))
+            }
+            CmdError::UnsupportedOption(opt) => write!(f, "ERR Unsupported option {}", show(opt)),
+            CmdError::ConfigSetFailed { name, reason } => {
+                write!(f, "ERR CONFIG SET failed (possibly related to argument '{}') - {reason}", show(name))
             }
         }
     }

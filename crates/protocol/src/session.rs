@@ -155,10 +155,9 @@ impl Session {
             Clock::Virtual(start) => start,
             Clock::Host(read) => read(),
         };
-        Session {
-            state: State { db: Keyspace::new(), now, conns: BTreeMap::new(), next_conn: 1, blocked_order: Vec::new() },
-            clock,
-        }
+        let mut db = Keyspace::new();
+        db.started_at = Some(now);
+        Session { state: State { db, now, conns: BTreeMap::new(), next_conn: 1, blocked_order: Vec::new() }, clock }
     }
 
     /// The keyspace, for pictures and checks.

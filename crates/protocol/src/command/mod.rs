@@ -11,8 +11,12 @@ use crate::error::CmdError;
 use crate::reply::Reply;
 
 pub mod conn;
+pub mod keys;
 pub mod read;
+pub mod server;
 pub mod streams;
+#[cfg(test)]
+pub(crate) mod testkit;
 
 /// What a data command may touch while it runs.
 pub struct Ctx<'a> {
@@ -100,7 +104,8 @@ pub struct CommandSpec {
 }
 
 /// Every command family's table.
-const FAMILIES: &[&[CommandSpec]] = &[streams::COMMANDS, read::COMMANDS, conn::COMMANDS];
+const FAMILIES: &[&[CommandSpec]] =
+    &[streams::COMMANDS, read::COMMANDS, keys::COMMANDS, server::COMMANDS, conn::COMMANDS];
 
 /// Every command, family by family.
 pub fn all() -> impl Iterator<Item = &'static CommandSpec> {

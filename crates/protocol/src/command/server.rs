@@ -1,0 +1,1066 @@
+//! Server commands: ECHO, TIME, DBSIZE, INFO, CONFIG and COMMAND.
+//!
+//! Everything here answers from the keyspace, its settings and the command's clock reading, so
+//! replies are as deterministic as the rest of the engine.
+
+use streamlab_engine::{glob_match, listpack::canonical_i64, StreamConfig};
+
+use super::{all, is, lookup, CommandSpec, Ctx, Outcome, Run, SubSpec};
+use crate::error::{CmdError, Msg};
+use crate::reply::Reply;
+
+/// The server commands.
+pub const COMMANDS: &[CommandSpec] = &[
+    CommandSpec {
+        name: "echo",
+        arity: 2,
+        write: false,
+        syntax: "message",
+        summary: "Returns the given string.",
+        since: "1.0.0",
+        group: "connection",
+        subcommands: &[],
+        run: Run::Data(echo),
+    },
+    CommandSpec {
+        name: "time",
+        arity: 1,
+        write: false,
+        syntax: "",
+        summary: "Returns the server time.",
+        since: "2.6.0",
+        group: "server",
+        subcommands: &[],
+        run: Run::Data(time),
+    },
+    CommandSpec {
+        name: "dbsize",
+        arity: 1,
+        write: false,
+        syntax: "",
+        summary: "Returns the number of keys in the database.",
+        since: "1.0.0",
+        group: "server",
+        subcommands: &[],
+        run: Run::Data(dbsize),
+    },
+    CommandSpec {
+        name: "info",
+        arity: -1,
+        write: false,
+        syntax: "[section [section ...]]",
+        summary: "Returns information and statistics about the server.",
+        since: "1.0.0",
+        group: "server",
+        subcommands: &[],
+        run: Run::Data(info),
+    },
+    CommandSpec {
+        name: "config",
+        arity: -2,
+        write: false,
+        syntax: "<subcommand> [arg ...]",
+        summary: "A container for server configuration commands.",
+        since: "2.0.0",
+        group: "server",
+        subcommands: &[
+            SubSpec {
+                name: "get",
+                arity: -3,
+                syntax: "parameter [parameter ...]",
+                summary: "Returns the effective values of configuration parameters.",
+            },
+            SubSpec {
+                name: "set",
+                arity: -4,
+                syntax: "parameter value [parameter value ...]",
+                summary: "Sets configuration parameters in-flight.",
+            },
+            SubSpec { name: "resetstat", arity: 2, syntax: "", summary: "Resets the server's statistics." },
+            SubSpec { name: "rewrite", arity: 2, syntax: "", summary: "Persists the effective configuration to file." },
+            SubSpec {
+                name: "help",
+                arity: 2,
+                syntax: "",
+                summary: "Returns helpful text about the different subcommands.",
+            },
+        ],
+        run: Run::Data(config),
+    },
+    CommandSpec {
+        name: "command",
+        arity: -1,
+        write: false,
+        syntax: "[<subcommand> [arg ...]]",
+        summary: "Returns detailed information about all commands.",
+        since: "2.8.13",
+        group: "server",
+        subcommands: &[
+            SubSpec { name: "count", arity: 2, syntax: "", summary: "Returns a count of commands." },
+            SubSpec {
+                name: "docs",
+                arity: -2,
+                syntax: "[command-name [command-name ...]]",
+                summary: "Returns documentary information about one, multiple or all commands.",
+            },
+            SubSpec {
+                name: "info",
+                arity: -2,
+                syntax: "[command-name [command-name ...]]",
+                summary: "Returns information about one, multiple or all commands.",
+            },
+            SubSpec {
+                name: "help",
+                arity: 2,
+                syntax: "",
+                summary: "Returns helpful text about the different subcommands.",
+            },
+        ],
+        run: Run::Data(command),
+    },
+];
+
+// ----- ECHO / TIME / DBSIZE -----------------------------------------------------------------
+
+fn echo(_ctx: &mut Ctx<'_>, args: &[Vec<u8>]) -> Result<Outcome, CmdError> {
+    Ok(Reply::Bulk(args[1].clone()).into())
+}
+
+/// TIME: the command's clock reading as Unix seconds and the microseconds within that second.
+fn time(ctx: &mut Ctx<'_>, _args: &[Vec<u8>]) -> Result<Outcome, CmdError> {
+    let secs = ctx.now.div_euclid(1000);
+    let micros = ctx.now.rem_euclid(1000) * 1000;
+    Ok(Reply::Array(vec![Reply::bulk(secs.to_string()), Reply::bulk(micros.to_string())]).into())
+}
+
+fn dbsize(ctx: &mut Ctx<'_>, _args: &[Vec<u8>]) -> Result<Outcome, CmdError> {
+    Ok(Reply::Integer(ctx.db.len() as i64).into())
+}
+
+/// Status lines of a HELP reply: the header, the given lines, then HELP's own entry.
+fn help_reply(command: &str, lines: &[&str]) -> Reply {
+    let header = format!("{command} <subcommand> [<arg> [value] [opt] ...]. Subcommands are:");
+    let mut out = vec![Reply::Status(header)];
+    out.extend(lines.iter().map(|l| Reply::Status((*l).to_owned())));
+    out.push(Reply::Status("HELP".to_owned()));
+    out.push(Reply::Status("    Print this help.".to_owned()));
+    Reply::Array(out)
+}
+
+// ----- INFO ---------------------------------------------------------------------------------
+
+/// The version StreamLab models.
+pub const REDIS_VERSION: &str = "8.2.3";
+
+/// The sections StreamLab reports, in Redis's order.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Section {
+    Server,
+    Keyspace,
+}
+
+/// INFO: the `server` and `keyspace` sections (also what `default`, `all` and `everything`
+/// give; Redis's other sections describe a process StreamLab does not have). Unknown section
+/// names are ignored, so a request for nothing known answers an empty string, as Redis does.
+fn info(ctx: &mut Ctx<'_>, args: &[Vec<u8>]) -> Result<Outcome, CmdError> {
+    let mut wanted = Vec::new();
+    if args.len() == 1 {
+        wanted = vec![Section::Server, Section::Keyspace];
+    }
+    for arg in &args[1..] {
+        if is(arg, "server") {
+            wanted.push(Section::Server);
+        } else if is(arg, "keyspace") {
+            wanted.push(Section::Keyspace);
+        } else if is(arg, "default") || is(arg, "all") || is(arg, "everything") {
+            wanted.extend([Section::Server, Section::Keyspace]);
+        }
+    }
+    let mut sections = Vec::new();
+    for section in [Section::Server, Section::Keyspace] {
+        if wanted.contains(&section) {
+            sections.push(match section {
+                Section::Server => server_section(ctx),
+                Section::Keyspace => keyspace_section(ctx),
+            });
+        }
+    }
+    Ok(Reply::Verbatim { format: *b"txt", text: sections.join("\r\n").into_bytes() }.into())
+}
+
+/// One section: its title line and `field:value` lines, each ended by CRLF.
+fn section(title: &str, fields: &[(&str, String)]) -> String {
+    let mut out = format!("# {title}\r\n");
+    for (name, value) in fields {
+        out.push_str(&format!("{name}:{value}\r\n"));
+    }
+    out
+}
+
+fn server_section(ctx: &Ctx<'_>) -> String {
+    let uptime = ctx.db.started_at.map_or(0, |start| (ctx.now - start).max(0) / 1000);
+    let fields = [
+        ("redis_version", REDIS_VERSION.to_owned()),
+        ("redis_git_sha1", "00000000".to_owned()),
+        ("redis_git_dirty", "0".to_owned()),
+        ("redis_build_id", "0000000000000000".to_owned()),
+        ("redis_mode", "standalone".to_owned()),
+        ("os", format!("StreamLab {} {}", env!("CARGO_PKG_VERSION"), std::env::consts::ARCH)),
+        ("arch_bits", "64".to_owned()),
+        ("monotonic_clock", "POSIX clock_gettime".to_owned()),
+        ("multiplexing_api", "epoll".to_owned()),
+        ("atomicvar_api", "c11-builtin".to_owned()),
+        ("gcc_version", "0.0.0".to_owned()),
+        ("process_id", "1".to_owned()),
+        ("process_supervised", "no".to_owned()),
+        ("run_id", RUN_ID.to_owned()),
+        ("tcp_port", "6379".to_owned()),
+        ("server_time_usec", (i128::from(ctx.now) * 1000).to_string()),
+        ("uptime_in_seconds", uptime.to_string()),
+        ("uptime_in_days", (uptime / 86_400).to_string()),
+        ("hz", "10".to_owned()),
+        ("configured_hz", "10".to_owned()),
+        // Redis's LRU clock: Unix seconds in 24 bits.
+        ("lru_clock", (ctx.now.div_euclid(1000) & 0xff_ffff).to_string()),
+        ("executable", String::new()),
+        ("config_file", String::new()),
+        ("io_threads_active", "0".to_owned()),
+        ("listener0", "name=tcp,bind=*,bind=-::*,port=6379".to_owned()),
+    ];
+    section("Server", &fields)
+}
+
+/// A fixed run id ("StreamLab" in hex, padded to Redis's 40 characters).
+const RUN_ID: &str = "53747265616d4c61620000000000000000000000";
+
+/// `db0:keys=N,expires=M,avg_ttl=T,subexpiry=0`, only when the database has keys. Redis
+/// estimates `avg_ttl` by sampling; StreamLab gives the exact mean of the remaining
+/// times-to-live in milliseconds. `subexpiry` counts hash fields with expiries: always 0.
+fn keyspace_section(ctx: &Ctx<'_>) -> String {
+    let mut fields = Vec::new();
+    if !ctx.db.is_empty() {
+        let ttls: Vec<i64> =
+            ctx.db.iter().filter_map(|(key, _)| ctx.db.expiry(key)).map(|at| (at - ctx.now).max(0)).collect();
+        let avg =
+            if ttls.is_empty() { 0 } else { ttls.iter().map(|&t| i128::from(t)).sum::<i128>() / ttls.len() as i128 };
+        fields.push(("db0", format!("keys={},expires={},avg_ttl={avg},subexpiry=0", ctx.db.len(), ttls.len())));
+    }
+    section("Keyspace", &fields)
+}
+
+// ----- CONFIG -------------------------------------------------------------------------------
+
+/// The parameters CONFIG knows, in the order CONFIG GET lists them.
+///
+/// The two stream settings are real and shape how streams are stored. The others are answered
+/// so that clients asking for them get sensible values for a server without persistence,
+/// eviction or extra databases; they can only be "set" to the value they already have.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Param {
+    Save,
+    AppendOnly,
+    Databases,
+    MaxMemoryPolicy,
+    NodeMaxEntries,
+    NodeMaxBytes,
+}
+
+const PARAMS: &[(&str, Param)] = &[
+    ("save", Param::Save),
+    ("appendonly", Param::AppendOnly),
+    ("databases", Param::Databases),
+    ("maxmemory-policy", Param::MaxMemoryPolicy),
+    ("stream-node-max-entries", Param::NodeMaxEntries),
+    ("stream-node-max-bytes", Param::NodeMaxBytes),
+];
+
+/// The eviction policies Redis accepts, in the order its error message lists them.
+const POLICIES: &[&str] = &[
+    "volatile-lru",
+    "volatile-lfu",
+    "volatile-random",
+    "volatile-ttl",
+    "allkeys-lru",
+    "allkeys-lfu",
+    "allkeys-random",
+    "noeviction",
+];
+
+const IMMUTABLE: &str = "can't set immutable config";
+
+impl Param {
+    fn find(name: &[u8]) -> Option<(&'static str, Param)> {
+        PARAMS.iter().copied().find(|(n, _)| n.as_bytes().eq_ignore_ascii_case(name))
+    }
+
+    fn value(self, config: &StreamConfig) -> String {
+        match self {
+            Param::Save => String::new(),
+            Param::AppendOnly => "no".to_owned(),
+            Param::Databases => "16".to_owned(),
+            Param::MaxMemoryPolicy => "noeviction".to_owned(),
+            Param::NodeMaxEntries => config.node_max_entries.to_string(),
+            Param::NodeMaxBytes => config.node_max_bytes.to_string(),
+        }
+    }
+
+    /// Reads a new value, or says why not (the reason part of Redis's error).
+    fn parse(self, value: &[u8]) -> Result<Setting, &'static str> {
+        match self {
+            Param::NodeMaxEntries => {
+                let n = canonical_i64(value).ok_or("argument couldn't be parsed into an integer")?;
+                if n < 0 {
+                    return Err("argument must be between 0 and 9223372036854775807 inclusive");
+                }
+                Ok(Setting::NodeMaxEntries(n as u64))
+            }
+            Param::NodeMaxBytes => {
+                let n = parse_memory(value).ok_or("argument must be a memory value")?;
+                if n > i64::MAX as u64 {
+                    return Err("argument must be greater or equal to 0");
+                }
+                Ok(Setting::NodeMaxBytes(n))
+            }
+            Param::Save => {
+                if !value.is_empty() {
+                    let parts: Vec<&[u8]> = value.split(|&b| b == b' ').collect();
+                    let valid = parts.chunks_exact(2).remainder().is_empty()
+                        && parts.iter().all(|p| canonical_i64(p).is_some_and(|n| n >= 0));
+                    return Err(if valid { IMMUTABLE } else { "Invalid save parameters" });
+                }
+                Ok(Setting::Unchanged)
+            }
+            Param::AppendOnly => {
+                if is(value, "no") {
+                    Ok(Setting::Unchanged)
+                } else if is(value, "yes") {
+                    Err(IMMUTABLE)
+                } else {
+                    Err("argument must be 'yes' or 'no'")
+                }
+            }
+            Param::MaxMemoryPolicy => match POLICIES.iter().find(|p| is(value, p)) {
+                Some(&"noeviction") => Ok(Setting::Unchanged),
+                Some(_) => Err(IMMUTABLE),
+                None => Err("argument(s) must be one of the following: volatile-lru, volatile-lfu, volatile-random, volatile-ttl, allkeys-lru, allkeys-lfu, allkeys-random, noeviction"),
+            },
+            Param::Databases => Err(IMMUTABLE),
+        }
+    }
+}
+
+/// A validated CONFIG SET change.
+#[derive(Debug, Clone, Copy)]
+enum Setting {
+    NodeMaxEntries(u64),
+    NodeMaxBytes(u64),
+    /// A fixed parameter set to the value it has.
+    Unchanged,
+}
+
+/// Reads a memory amount as Redis's configuration does: decimal digits (possibly none,
+/// meaning 0) and an optional unit `b`, `k` (1000), `kb` (1024), `m`, `mb`, `g`, `gb` in any
+/// case. Digits that overflow count as the largest 64-bit number and a unit wraps around;
+/// callers then treat results above `i64::MAX` as negative.
+fn parse_memory(text: &[u8]) -> Option<u64> {
+    let split = text.iter().position(|b| !b.is_ascii_digit()).unwrap_or(text.len());
+    let (digits, unit) = text.split_at(split);
+    let multiplier: u64 = match unit.to_ascii_lowercase().as_slice() {
+        b"" | b"b" => 1,
+        b"k" => 1000,
+        b"kb" => 1024,
+        b"m" => 1000 * 1000,
+        b"mb" => 1024 * 1024,
+        b"g" => 1000 * 1000 * 1000,
+        b"gb" => 1024 * 1024 * 1024,
+        _ => return None,
+    };
+    let mut n: u64 = 0;
+    for &d in digits {
+        n = n.checked_mul(10).and_then(|n| n.checked_add(u64::from(d - b'0'))).unwrap_or(u64::MAX);
+    }
+    Some(n.wrapping_mul(multiplier))
+}
+
+fn config(ctx: &mut Ctx<'_>, args: &[Vec<u8>]) -> Result<Outcome, CmdError> {
+    let sub = &args[1];
+    if is(sub, "get") {
+        config_get(ctx, &args[2..])
+    } else if is(sub, "set") {
+        config_set(ctx, &args[2..])
+    } else if is(sub, "resetstat") {
+        // StreamLab keeps no statistics.
+        Ok(Reply::ok().into())
+    } else if is(sub, "rewrite") {
+        Err(Msg::NoConfigFile.into())
+    } else {
+        Ok(help_reply(
+            "CONFIG",
+            &[
+                "GET <pattern>",
+                "    Return parameters matching the glob-like <pattern> and their values.",
+                "SET <directive> <value>",
+                "    Set the configuration <directive> to <value>.",
+                "RESETSTAT",
+                "    Reset statistics reported by the INFO command.",
+                "REWRITE",
+                "    Rewrite the configuration file.",
+            ],
+        )
+        .into())
+    }
+}
+
+/// CONFIG GET: every parameter that some pattern names, once, in table order (Redis's order
+/// follows its hash table). A parameter named exactly (ignoring case) is listed as typed;
+/// one found by a glob (matched ignoring case) under its own name. The first pattern that
+/// finds a parameter decides. RESP3 gets a map.
+fn config_get(ctx: &mut Ctx<'_>, patterns: &[Vec<u8>]) -> Result<Outcome, CmdError> {
+    let mut out = Vec::new();
+    for &(name, param) in PARAMS {
+        let shown = patterns.iter().find_map(|p| {
+            if p.eq_ignore_ascii_case(name.as_bytes()) {
+                Some(p.clone())
+            } else if glob_match(&p.to_ascii_lowercase(), name.as_bytes()) {
+                Some(name.as_bytes().to_vec())
+            } else {
+                None
+            }
+        });
+        if let Some(shown) = shown {
+            out.push((Reply::Bulk(shown), Reply::bulk(param.value(&ctx.db.config))));
+        }
+    }
+    Ok(Reply::Map(out).into())
+}
+
+/// CONFIG SET: all names are checked first (unknown, immutable, repeated), then all values,
+/// then everything is applied, so a failing call changes nothing.
+fn config_set(ctx: &mut Ctx<'_>, pairs: &[Vec<u8>]) -> Result<Outcome, CmdError> {
+    if !pairs.chunks_exact(2).remainder().is_empty() {
+        return Err(CmdError::Syntax);
+    }
+    let mut named: Vec<(&'static str, Param, &[u8])> = Vec::new();
+    for pair in pairs.chunks(2) {
+        let (name, value) = (&pair[0], &pair[1]);
+        let Some((canonical, param)) = Param::find(name) else { return Err(CmdError::ConfigUnknown(name.clone())) };
+        if param == Param::Databases {
+            return Err(CmdError::ConfigSetFailed { name: name.clone(), reason: IMMUTABLE });
+        }
+        if named.iter().any(|&(_, p, _)| p == param) {
+            return Err(CmdError::ConfigSetFailed { name: name.clone(), reason: "duplicate parameter" });
+        }
+        named.push((canonical, param, value));
+    }
+    let mut settings = Vec::new();
+    for (canonical, param, value) in named {
+        let setting = param
+            .parse(value)
+            .map_err(|reason| CmdError::ConfigSetFailed { name: canonical.as_bytes().to_vec(), reason })?;
+        settings.push(setting);
+    }
+    for setting in settings {
+        match setting {
+            Setting::NodeMaxEntries(n) => ctx.db.config.node_max_entries = n,
+            Setting::NodeMaxBytes(n) => ctx.db.config.node_max_bytes = n,
+            Setting::Unchanged => {}
+        }
+    }
+    Ok(Reply::ok().into())
+}
+
+// ----- COMMAND ------------------------------------------------------------------------------
+
+fn command(_ctx: &mut Ctx<'_>, args: &[Vec<u8>]) -> Result<Outcome, CmdError> {
+    let Some(sub) = args.get(1) else {
+        return Ok(Reply::Array(all().map(command_info).collect()).into());
+    };
+    let names = &args[2..];
+    if is(sub, "count") {
+        Ok(Reply::Integer(all().count() as i64).into())
+    } else if is(sub, "docs") {
+        Ok(command_docs(names).into())
+    } else if is(sub, "info") {
+        if names.is_empty() {
+            return Ok(Reply::Array(all().map(command_info).collect()).into());
+        }
+        let infos = names.iter().map(|n| lookup(n).map_or(Reply::NullBulk, command_info)).collect();
+        Ok(Reply::Array(infos).into())
+    } else {
+        Ok(help_reply(
+            "COMMAND",
+            &[
+                "(no subcommand)",
+                "    Return details about all Redis commands.",
+                "COUNT",
+                "    Return the total number of commands in this Redis server.",
+                "INFO [<command-name> ...]",
+                "    Return details about multiple Redis commands.",
+                "    If no command names are given, documentation details for all",
+                "    commands are returned.",
+                "DOCS [<command-name> ...]",
+                "    Return documentation details about multiple Redis commands.",
+                "    If no command names are given, documentation details for all",
+                "    commands are returned.",
+            ],
+        )
+        .into())
+    }
+}
+
+/// COMMAND DOCS: a map from each named command (every command when none is named; unknown
+/// names skipped, repeated names repeated, as Redis does) to its summary, since and group,
+/// and its subcommands' docs.
+///
+/// Omitted compared with Redis: `complexity`, `history`, `doc_flags`, `deprecated_since`,
+/// `replaced_by` and `arguments` (the command table does not carry them), and `since` for
+/// subcommands (the table records it per command only).
+fn command_docs(names: &[Vec<u8>]) -> Reply {
+    let specs: Vec<&CommandSpec> =
+        if names.is_empty() { all().collect() } else { names.iter().filter_map(|n| lookup(n)).collect() };
+    let docs = specs
+        .into_iter()
+        .map(|spec| {
+            let mut doc = vec![
+                (Reply::bulk("summary"), Reply::bulk(spec.summary)),
+                (Reply::bulk("since"), Reply::bulk(spec.since)),
+                (Reply::bulk("group"), Reply::bulk(spec.group)),
+            ];
+            if !spec.subcommands.is_empty() {
+                let subs = spec
+                    .subcommands
+                    .iter()
+                    .map(|sub| {
+                        let sub_doc = vec![
+                            (Reply::bulk("summary"), Reply::bulk(sub.summary)),
+                            (Reply::bulk("group"), Reply::bulk(spec.group)),
+                        ];
+                        (Reply::bulk(format!("{}|{}", spec.name, sub.name)), Reply::Map(sub_doc))
+                    })
+                    .collect();
+                doc.push((Reply::bulk("subcommands"), Reply::Map(subs)));
+            }
+            (Reply::bulk(spec.name), Reply::Map(doc))
+        })
+        .collect();
+    Reply::Map(docs)
+}
+
+/// Where a syntax line puts its keys: `(first, last, step)` counted from the word after the
+/// command (or subcommand) name, as COMMAND INFO reports them; keys found only after a
+/// keyword (XREAD's STREAMS) are not reported, as Redis does for its "movable" keys.
+fn key_positions(syntax: &str, offset: i64) -> (i64, i64, i64) {
+    let mut words = syntax.split_whitespace();
+    if words.next() != Some("key") {
+        return (0, 0, 0);
+    }
+    let last = if words.next() == Some("[key") { -1 } else { offset };
+    (offset, last, 1)
+}
+
+/// One COMMAND INFO entry: name, arity, flags, first key, last key, key step, ACL categories,
+/// tips, key specifications, subcommands.
+///
+/// Approximations: flags are only `write`/`readonly` (for commands with keys) and the ACL
+/// categories only `@write`/`@read` and the group's category; Redis's finer flags (`fast`,
+/// `denyoom`, `loading`, ...), its tips and its key specifications are not modelled.
+fn command_info(spec: &CommandSpec) -> Reply {
+    let (first, last, step) = key_positions(spec.syntax, 1);
+    let subs: Vec<Reply> = spec.subcommands.iter().map(|sub| subcommand_info(spec, sub)).collect();
+    let subs = if subs.is_empty() { Reply::Set(Vec::new()) } else { Reply::Array(subs) };
+    info_entry(spec.name.to_owned(), spec.arity, spec.write, spec.group, (first, last, step), subs)
+}
+
+fn subcommand_info(parent: &CommandSpec, sub: &SubSpec) -> Reply {
+    let positions = key_positions(sub.syntax, 2);
+    let name = format!("{}|{}", parent.name, sub.name);
+    info_entry(name, sub.arity, parent.write, parent.group, positions, Reply::Set(Vec::new()))
+}
+
+fn info_entry(name: String, arity: i32, write: bool, group: &str, keys: (i64, i64, i64), subs: Reply) -> Reply {
+    let has_keys = keys.0 != 0;
+    let status = |s: &str| Reply::Status(s.to_owned());
+    let mut flags = Vec::new();
+    let mut categories = Vec::new();
+    if has_keys {
+        flags.push(status(if write { "write" } else { "readonly" }));
+        categories.push(status(if write { "@write" } else { "@read" }));
+    }
+    let category = match group {
+        "generic" => Some("@keyspace"),
+        "string" => Some("@string"),
+        "stream" => Some("@stream"),
+        "connection" => Some("@connection"),
+        "pubsub" => Some("@pubsub"),
+        "transactions" => Some("@transaction"),
+        _ => None,
+    };
+    categories.extend(category.map(status));
+    Reply::Array(vec![
+        Reply::bulk(name),
+        Reply::Integer(i64::from(arity)),
+        Reply::Set(flags),
+        Reply::Integer(keys.0),
+        Reply::Integer(keys.1),
+        Reply::Integer(keys.2),
+        Reply::Set(categories),
+        Reply::Set(Vec::new()),
+        Reply::Set(Vec::new()),
+        subs,
+    ])
+}
+
+#[cfg(test)]
+mod tests {
+    //! Expected replies were recorded from a real Redis 8.2.3 running the same commands
+    //! (RESP2 arrays become the maps and verbatim strings they are in RESP3).
+
+    use super::*;
+    use crate::command::testkit::*;
+
+    const NOW: i64 = 1_795_993_823_728;
+
+    fn map(pairs: &[(&str, &str)]) -> Reply {
+        Reply::Map(pairs.iter().map(|(k, v)| (bulk(k), bulk(v))).collect())
+    }
+
+    fn txt(text: &str) -> Reply {
+        Reply::Verbatim { format: *b"txt", text: text.as_bytes().to_vec() }
+    }
+
+    fn config_failed(name: &str, reason: &str) -> Reply {
+        err(&format!("ERR CONFIG SET failed (possibly related to argument '{name}') - {reason}"))
+    }
+
+    #[test]
+    fn echo_time_dbsize() {
+        let mut b = Bench::new(NOW);
+        b.check("ECHO", arity("echo"));
+        b.check("ECHO a b", arity("echo"));
+        b.check("ECHO hello", bulk("hello"));
+        assert_eq!(b.call(&[b"ECHO", b""]), bulk(""));
+        b.check("TIME x", arity("time"));
+        b.check("TIME", bulks(&["1795993823", "728000"]));
+        b.now = 1_700_000_000_000;
+        b.check("TIME", bulks(&["1700000000", "0"]));
+        b.check("DBSIZE x", arity("dbsize"));
+        b.check("DBSIZE", int(0));
+        b.run("SET a 1");
+        b.run("XADD s 1-0 f v");
+        b.run("SET e 1 PX 10");
+        b.check("DBSIZE", int(3));
+        b.now += 10;
+        b.check("DBSIZE", int(2));
+    }
+
+    fn server_text(now: i64, uptime: i64) -> String {
+        format!(
+            "# Server\r\nredis_version:8.2.3\r\nredis_git_sha1:00000000\r\nredis_git_dirty:0\r\n\
+             redis_build_id:0000000000000000\r\nredis_mode:standalone\r\nos:StreamLab {} {}\r\n\
+             arch_bits:64\r\nmonotonic_clock:POSIX clock_gettime\r\nmultiplexing_api:epoll\r\n\
+             atomicvar_api:c11-builtin\r\ngcc_version:0.0.0\r\nprocess_id:1\r\nprocess_supervised:no\r\n\
+             run_id:53747265616d4c61620000000000000000000000\r\ntcp_port:6379\r\n\
+             server_time_usec:{}\r\nuptime_in_seconds:{uptime}\r\nuptime_in_days:{}\r\nhz:10\r\n\
+             configured_hz:10\r\nlru_clock:{}\r\nexecutable:\r\nconfig_file:\r\nio_threads_active:0\r\n\
+             listener0:name=tcp,bind=*,bind=-::*,port=6379\r\n",
+            env!("CARGO_PKG_VERSION"),
+            std::env::consts::ARCH,
+            now * 1000,
+            uptime / 86_400,
+            (now / 1000) % (1 << 24),
+        )
+    }
+
+    #[test]
+    fn info_sections() {
+        let mut b = Bench::new(NOW);
+        b.db.started_at = Some(NOW - 196_500);
+        b.check("INFO keyspace", txt("# Keyspace\r\n"));
+        b.check("INFO nosuch", txt(""));
+        b.check("INFO nosuch other", txt(""));
+        b.run("SET a 1");
+        b.run("SET b 2 EX 100");
+        b.run("XADD s 1-0 f v");
+        let keyspace = "# Keyspace\r\ndb0:keys=3,expires=1,avg_ttl=100000,subexpiry=0\r\n";
+        b.check("INFO keyspace", txt(keyspace));
+        b.check("INFO KEYSPACE", txt(keyspace));
+        b.check("INFO keyspace keyspace", txt(keyspace));
+        b.check("INFO SERVER nosuch", txt(&server_text(NOW, 196)));
+        let both = format!("{}\r\n{keyspace}", server_text(NOW, 196));
+        b.check("INFO server keyspace", txt(&both));
+        b.check("INFO keyspace server", txt(&both));
+        for line in ["INFO", "INFO default", "INFO all", "INFO everything", "INFO Everything keyspace"] {
+            b.check(line, txt(&both));
+        }
+        // Uptime and the clocks follow the engine clock.
+        b.now += 2 * 86_400_000;
+        b.check("INFO server", txt(&server_text(b.now, 2 * 86_400 + 196)));
+        // avg_ttl is the mean remaining time to live of the keys that have one (b has
+        // expired by now).
+        b.now = NOW;
+        b.run("SET c 3 PX 50000");
+        b.run("SET d 4 PX 100001");
+        b.check("INFO keyspace", txt("# Keyspace\r\ndb0:keys=4,expires=2,avg_ttl=75000,subexpiry=0\r\n"));
+        b.db.started_at = None;
+        b.check("INFO server", txt(&server_text(NOW, 0)));
+    }
+
+    #[test]
+    fn config_dispatch_and_help() {
+        let mut b = Bench::new(NOW);
+        b.check("CONFIG", arity("config"));
+        b.check("CONFIG FOO", err("ERR unknown subcommand 'FOO'. Try CONFIG HELP."));
+        b.check("CONFIG GET", arity("config|get"));
+        b.check("CONFIG SET", arity("config|set"));
+        b.check("CONFIG SET a", arity("config|set"));
+        b.check("CONFIG SET stream-node-max-entries", arity("config|set"));
+        b.check("CONFIG HELP x", arity("config|help"));
+        b.check("CONFIG REWRITE x", arity("config|rewrite"));
+        b.check("CONFIG RESETSTAT x", arity("config|resetstat"));
+        b.check("CONFIG REWRITE", err("ERR The server is running without a config file"));
+        b.check("CONFIG RESETSTAT", ok());
+        let lines = [
+            "CONFIG <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
+            "GET <pattern>",
+            "    Return parameters matching the glob-like <pattern> and their values.",
+            "SET <directive> <value>",
+            "    Set the configuration <directive> to <value>.",
+            "RESETSTAT",
+            "    Reset statistics reported by the INFO command.",
+            "REWRITE",
+            "    Rewrite the configuration file.",
+            "HELP",
+            "    Print this help.",
+        ];
+        b.check("CONFIG HELP", arr(lines.iter().map(|l| status(l)).collect()));
+        b.check("config help", arr(lines.iter().map(|l| status(l)).collect()));
+    }
+
+    #[test]
+    fn config_get() {
+        let mut b = Bench::new(NOW);
+        let both = map(&[("stream-node-max-entries", "100"), ("stream-node-max-bytes", "4096")]);
+        b.check("CONFIG GET stream-node*", both.clone());
+        b.check("CONFIG GET Stream-Node*", both.clone());
+        b.check("CONFIG GET stream* stream-node-max-bytes", both);
+        b.check("CONFIG GET stream-node-max-entries", map(&[("stream-node-max-entries", "100")]));
+        // A parameter named exactly is listed as typed.
+        b.check("CONFIG GET STREAM-NODE-MAX-ENTRIES", map(&[("STREAM-NODE-MAX-ENTRIES", "100")]));
+        b.check("CONFIG GET Stream-Node-Max-Bytes", map(&[("Stream-Node-Max-Bytes", "4096")]));
+        b.check("CONFIG GET stream-node-max-?ntries", map(&[("stream-node-max-entries", "100")]));
+        b.check("CONFIG GET STREAM-NODE-MAX-?NTRIES", map(&[("stream-node-max-entries", "100")]));
+        b.check("CONFIG GET *max-bytes", map(&[("stream-node-max-bytes", "4096")]));
+        b.check("CONFIG GET nosuch", map(&[]));
+        b.check("CONFIG GET [", map(&[]));
+        b.check(
+            "CONFIG GET save appendonly maxmemory-policy databases",
+            map(&[("save", ""), ("appendonly", "no"), ("databases", "16"), ("maxmemory-policy", "noeviction")]),
+        );
+        b.check("CONFIG GET save save", map(&[("save", "")]));
+        // Each parameter once; the first pattern that finds it decides how it is shown.
+        b.check("CONFIG GET APPENDONLY appendonly", map(&[("APPENDONLY", "no")]));
+        b.check("CONFIG GET APPENDONLY appendonl*", map(&[("APPENDONLY", "no")]));
+        b.check("CONFIG GET appendonl* APPENDONLY", map(&[("appendonly", "no")]));
+        let Reply::Map(all) = b.run("CONFIG GET *") else { panic!() };
+        assert_eq!(all.len(), PARAMS.len());
+    }
+
+    #[test]
+    fn config_set_stream_settings() {
+        let mut b = Bench::new(NOW);
+        b.check("CONFIG SET stream-node-max-entries 0", ok());
+        b.check("CONFIG GET stream-node-max-entries", map(&[("stream-node-max-entries", "0")]));
+        b.check("CONFIG SET stream-node-max-entries 9223372036854775807", ok());
+        assert_eq!(b.db.config.node_max_entries, i64::MAX as u64);
+        b.check("CONFIG SET STREAM-NODE-MAX-ENTRIES 7", ok());
+        assert_eq!(b.db.config.node_max_entries, 7);
+        let entries = "stream-node-max-entries";
+        let not_int = "argument couldn't be parsed into an integer";
+        for bad in ["abc", "1.5", "1k", "010", "+10", "-0", "", "9223372036854775808"] {
+            assert_eq!(
+                b.call(&[b"CONFIG", b"SET", entries.as_bytes(), bad.as_bytes()]),
+                config_failed(entries, not_int),
+                "{bad:?}"
+            );
+        }
+        b.check(
+            "CONFIG SET stream-node-max-entries -1",
+            config_failed(entries, "argument must be between 0 and 9223372036854775807 inclusive"),
+        );
+        // Value errors name the parameter canonically.
+        b.check("CONFIG SET STREAM-NODE-MAX-ENTRIES abc", config_failed(entries, not_int));
+        assert_eq!(b.db.config.node_max_entries, 7);
+
+        let bytes = "stream-node-max-bytes";
+        for (value, stored) in [
+            ("4kb", 4096),
+            ("1k", 1000),
+            ("1gb", 1 << 30),
+            ("10KB", 10240),
+            ("010", 10),
+            ("1b", 1),
+            ("1B", 1),
+            ("1m", 1_000_000),
+            ("1mb", 1 << 20),
+            ("1g", 1_000_000_000),
+            ("1Gb", 1 << 30),
+            ("0", 0),
+            ("", 0),
+            ("kb", 0),
+            ("9223372036854775807", i64::MAX as u64),
+            ("20000000000gb", 3_028_092_406_290_448_384),
+        ] {
+            assert_eq!(b.call(&[b"CONFIG", b"SET", bytes.as_bytes(), value.as_bytes()]), ok(), "{value:?}");
+            assert_eq!(b.db.config.node_max_bytes, stored, "{value:?}");
+        }
+        b.check("CONFIG GET stream-node-max-bytes", map(&[(bytes, "3028092406290448384")]));
+        for bad in ["-1", "abc", "1.5", "100tb", "+10", " 10", "1kbb", "0x10", "-0"] {
+            assert_eq!(
+                b.call(&[b"CONFIG", b"SET", bytes.as_bytes(), bad.as_bytes()]),
+                config_failed(bytes, "argument must be a memory value"),
+                "{bad:?}"
+            );
+        }
+        for big in [
+            "9223372036854775808",
+            "18446744073709551615",
+            "18446744073709551616",
+            "9223372036854775807kb",
+            "10000000000gb",
+        ] {
+            assert_eq!(
+                b.call(&[b"CONFIG", b"SET", bytes.as_bytes(), big.as_bytes()]),
+                config_failed(bytes, "argument must be greater or equal to 0"),
+                "{big:?}"
+            );
+        }
+        b.check("CONFIG SET Stream-Node-Max-Bytes -1", config_failed(bytes, "argument must be a memory value"));
+        b.check("CONFIG SET stream-node-max-bytes 1 kb", syntax());
+        b.check("CONFIG SET stream-node-max-entries 100 stream-node-max-bytes 4096", ok());
+        assert_eq!(b.db.config, StreamConfig::default());
+    }
+
+    #[test]
+    fn config_set_checks_names_then_values_and_is_atomic() {
+        let mut b = Bench::new(NOW);
+        let unknown = |name: &str| err(&format!("ERR Unknown option or number of arguments for CONFIG SET - '{name}'"));
+        b.check("CONFIG SET nosuch 1", unknown("nosuch"));
+        b.check("CONFIG SET stream-node-max-entries 1 stream-node-max-bytes", syntax());
+        b.check("CONFIG SET nosuch 1 x", syntax());
+        b.check("CONFIG SET stream-node-max-entries 1 stream-node-max-bytes 2 x", syntax());
+        b.check("CONFIG SET stream-node-max-entries 7 nosuch 1", unknown("nosuch"));
+        b.check("CONFIG SET nosuch 1 stream-node-max-entries abc", unknown("nosuch"));
+        b.check("CONFIG SET stream-node-max-entries abc nosuch 1", unknown("nosuch"));
+        let dup = "duplicate parameter";
+        b.check(
+            "CONFIG SET stream-node-max-entries 5 stream-node-max-entries 6",
+            config_failed("stream-node-max-entries", dup),
+        );
+        b.check(
+            "CONFIG SET stream-node-max-entries 5 STREAM-NODE-MAX-ENTRIES 6",
+            config_failed("STREAM-NODE-MAX-ENTRIES", dup),
+        );
+        b.check(
+            "CONFIG SET stream-node-max-entries 5 stream-node-max-entries 6 nosuch 1",
+            config_failed("stream-node-max-entries", dup),
+        );
+        b.check(
+            "CONFIG SET stream-node-max-entries abc stream-node-max-entries 6",
+            config_failed("stream-node-max-entries", dup),
+        );
+        b.check("CONFIG SET appendonly yes appendonly no", config_failed("appendonly", dup));
+        let immutable = "can't set immutable config";
+        b.check("CONFIG SET databases abc", config_failed("databases", immutable));
+        b.check("CONFIG SET databases 16", config_failed("databases", immutable));
+        b.check("CONFIG SET DATABASES 1", config_failed("DATABASES", immutable));
+        b.check("CONFIG SET stream-node-max-entries abc databases 1", config_failed("databases", immutable));
+        b.check("CONFIG SET databases 1 stream-node-max-entries abc", config_failed("databases", immutable));
+        // One bad value and nothing changes.
+        b.check(
+            "CONFIG SET stream-node-max-entries 5 stream-node-max-bytes abc",
+            config_failed("stream-node-max-bytes", "argument must be a memory value"),
+        );
+        assert_eq!(b.db.config, StreamConfig::default());
+        b.check("CONFIG SET stream-node-max-bytes 0 stream-node-max-entries 2", ok());
+        assert_eq!(b.db.config, StreamConfig { node_max_entries: 2, node_max_bytes: 0 });
+    }
+
+    #[test]
+    fn config_set_fixed_parameters() {
+        let mut b = Bench::new(NOW);
+        // Setting a fixed parameter to the value it has is accepted; bad values get Redis's
+        // errors; other valid values are refused as immutable (StreamLab has no persistence,
+        // eviction or extra databases to switch on).
+        for line in ["CONFIG SET save \"\"", "CONFIG SET appendonly no", "CONFIG SET appendonly NO"] {
+            let line = line.replace("\"\"", "");
+            let args: Vec<&[u8]> = line.split(' ').map(str::as_bytes).collect();
+            assert_eq!(b.call(&args), ok(), "{line}");
+        }
+        b.check("CONFIG SET maxmemory-policy NOEVICTION", ok());
+        b.check("CONFIG SET maxmemory-policy noeviction", ok());
+        let invalid_save = config_failed("save", "Invalid save parameters");
+        for bad in ["3600", "abc 1", "-1 1", "  ", "3600 1 300"] {
+            assert_eq!(b.call(&[b"CONFIG", b"SET", b"save", bad.as_bytes()]), invalid_save, "{bad:?}");
+        }
+        let immutable = "can't set immutable config";
+        assert_eq!(b.call(&[b"CONFIG", b"SET", b"save", b"3600 1 300 100"]), config_failed("save", immutable));
+        assert_eq!(
+            b.call(&[b"CONFIG", b"SET", b"appendonly", b""]),
+            config_failed("appendonly", "argument must be 'yes' or 'no'")
+        );
+        b.check("CONFIG SET appendonly maybe", config_failed("appendonly", "argument must be 'yes' or 'no'"));
+        b.check("CONFIG SET appendonly yes", config_failed("appendonly", immutable));
+        b.check(
+            "CONFIG SET maxmemory-policy foo",
+            config_failed(
+                "maxmemory-policy",
+                "argument(s) must be one of the following: volatile-lru, volatile-lfu, volatile-random, volatile-ttl, allkeys-lru, allkeys-lfu, allkeys-random, noeviction",
+            ),
+        );
+        b.check("CONFIG SET maxmemory-policy allkeys-lru", config_failed("maxmemory-policy", immutable));
+        b.check(
+            "CONFIG GET save appendonly maxmemory-policy",
+            map(&[("save", ""), ("appendonly", "no"), ("maxmemory-policy", "noeviction")]),
+        );
+    }
+
+    #[test]
+    fn command_count_docs_info() {
+        let mut b = Bench::new(NOW);
+        b.check("COMMAND FOO", err("ERR unknown subcommand 'FOO'. Try COMMAND HELP."));
+        b.check("COMMAND COUNT x", arity("command|count"));
+        b.check("COMMAND HELP x", arity("command|help"));
+        b.check("COMMAND COUNT", int(all().count() as i64));
+        let xlen_doc = Reply::Map(vec![
+            (bulk("summary"), bulk("Return the number of messages in a stream.")),
+            (bulk("since"), bulk("5.0.0")),
+            (bulk("group"), bulk("stream")),
+        ]);
+        let get_doc = Reply::Map(vec![
+            (bulk("summary"), bulk("Returns the string value of a key.")),
+            (bulk("since"), bulk("1.0.0")),
+            (bulk("group"), bulk("string")),
+        ]);
+        b.check("COMMAND DOCS xlen", Reply::Map(vec![(bulk("xlen"), xlen_doc.clone())]));
+        b.check("COMMAND DOCS nosuch", Reply::Map(vec![]));
+        // Named in the order asked, unknown names skipped, repeats repeated.
+        b.check(
+            "COMMAND DOCS get nosuch XLEN get",
+            Reply::Map(vec![(bulk("get"), get_doc.clone()), (bulk("xlen"), xlen_doc), (bulk("get"), get_doc)]),
+        );
+        let Reply::Map(docs) = b.run("COMMAND DOCS config") else { panic!() };
+        let (_, Reply::Map(config_doc)) = &docs[0] else { panic!() };
+        assert_eq!(config_doc[0], (bulk("summary"), bulk("A container for server configuration commands.")));
+        let (label, Reply::Map(subs)) = &config_doc[3] else { panic!() };
+        assert_eq!(label, &bulk("subcommands"));
+        assert_eq!(
+            subs[0],
+            (
+                bulk("config|get"),
+                Reply::Map(vec![
+                    (bulk("summary"), bulk("Returns the effective values of configuration parameters.")),
+                    (bulk("group"), bulk("server")),
+                ])
+            )
+        );
+        let Reply::Map(every) = b.run("COMMAND DOCS") else { panic!() };
+        assert_eq!(every.len(), all().count());
+
+        b.check("COMMAND INFO nosuch", arr(vec![Reply::NullBulk]));
+        let empty = || Reply::Set(vec![]);
+        let get_info = arr(vec![
+            bulk("get"),
+            int(2),
+            Reply::Set(vec![status("readonly")]),
+            int(1),
+            int(1),
+            int(1),
+            Reply::Set(vec![status("@read"), status("@string")]),
+            empty(),
+            empty(),
+            empty(),
+        ]);
+        b.check("COMMAND INFO get nosuch", arr(vec![get_info.clone(), Reply::NullBulk]));
+        let Reply::Array(infos) = b.run("COMMAND INFO del echo xadd") else { panic!() };
+        let positions = |r: &Reply| match r {
+            Reply::Array(f) => (f[1].clone(), f[3].clone(), f[4].clone(), f[5].clone()),
+            _ => panic!(),
+        };
+        assert_eq!(positions(&infos[0]), (int(-2), int(1), int(-1), int(1)));
+        assert_eq!(positions(&infos[1]), (int(2), int(0), int(0), int(0)));
+        assert_eq!(positions(&infos[2]), (int(-5), int(1), int(1), int(1)));
+        let Reply::Array(config) = &b.run("COMMAND INFO config") else { panic!() };
+        let Reply::Array(config) = &config[0] else { panic!() };
+        let Reply::Array(subs) = &config[9] else { panic!() };
+        assert_eq!(subs.len(), 5);
+        let Reply::Array(bare) = b.run("COMMAND") else { panic!() };
+        assert_eq!(bare.len(), all().count());
+        assert_eq!(b.run("COMMAND INFO"), arr(bare));
+    }
+
+    #[test]
+    fn command_help() {
+        let mut b = Bench::new(NOW);
+        let lines = [
+            "COMMAND <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
+            "(no subcommand)",
+            "    Return details about all Redis commands.",
+            "COUNT",
+            "    Return the total number of commands in this Redis server.",
+            "INFO [<command-name> ...]",
+            "    Return details about multiple Redis commands.",
+            "    If no command names are given, documentation details for all",
+            "    commands are returned.",
+            "DOCS [<command-name> ...]",
+            "    Return documentation details about multiple Redis commands.",
+            "    If no command names are given, documentation details for all",
+            "    commands are returned.",
+            "HELP",
+            "    Print this help.",
+        ];
+        b.check("COMMAND HELP", arr(lines.iter().map(|l| status(l)).collect()));
+    }
+
+    #[test]
+    fn summaries_match_redis() {
+        // Summaries, since and groups as Redis 8.2.3's COMMAND DOCS gives them.
+        let expected: &[(&str, &str, &str, &str)] = &[
+            ("del", "Deletes one or more keys.", "1.0.0", "generic"),
+            ("unlink", "Asynchronously deletes one or more keys.", "4.0.0", "generic"),
+            ("exists", "Determines whether one or more keys exist.", "1.0.0", "generic"),
+            ("type", "Determines the type of value stored at a key.", "1.0.0", "generic"),
+            ("keys", "Returns all key names that match a pattern.", "1.0.0", "generic"),
+            ("scan", "Iterates over the key names in the database.", "2.8.0", "generic"),
+            ("flushall", "Removes all keys from all databases.", "1.0.0", "server"),
+            ("flushdb", "Remove all keys from the current database.", "1.0.0", "server"),
+            (
+                "set",
+                "Sets the string value of a key, ignoring its type. The key is created if it doesn't exist.",
+                "1.0.0",
+                "string",
+            ),
+            ("get", "Returns the string value of a key.", "1.0.0", "string"),
+            ("expire", "Sets the expiration time of a key in seconds.", "1.0.0", "generic"),
+            ("pexpire", "Sets the expiration time of a key in milliseconds.", "2.6.0", "generic"),
+            ("ttl", "Returns the expiration time in seconds of a key.", "1.0.0", "generic"),
+            ("pttl", "Returns the expiration time in milliseconds of a key.", "2.6.0", "generic"),
+            ("persist", "Removes the expiration time of a key.", "2.2.0", "generic"),
+            ("echo", "Returns the given string.", "1.0.0", "connection"),
+            ("time", "Returns the server time.", "2.6.0", "server"),
+            ("config", "A container for server configuration commands.", "2.0.0", "server"),
+            ("command", "Returns detailed information about all commands.", "2.8.13", "server"),
+            ("info", "Returns information and statistics about the server.", "1.0.0", "server"),
+            ("dbsize", "Returns the number of keys in the database.", "1.0.0", "server"),
+        ];
+        for &(name, summary, since, group) in expected {
+            let spec = lookup(name.as_bytes()).unwrap();
+            assert_eq!((spec.summary, spec.since, spec.group), (summary, since, group), "{name}");
+        }
+        // Arities as COMMAND INFO reports them.
+        for (name, arity) in
+            [("config", -2), ("command", -1), ("info", -1), ("flushall", -1), ("scan", -2), ("set", -3)]
+        {
+            assert_eq!(lookup(name.as_bytes()).unwrap().arity, arity, "{name}");
+        }
+    }
+}

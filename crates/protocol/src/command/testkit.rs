@@ -1,0 +1,119 @@
+//! Test support: run command lines through the dispatcher and the handlers the way the
+//! session will, and check the keyspace after every command.
+
+use streamlab_engine::Keyspace;
+
+use super::{check_call, Ctx, Outcome, Run};
+use crate::reply::Reply;
+
+/// A keyspace with a clock that tests move by hand.
+pub struct Bench {
+    /// The keyspace.
+    pub db: Keyspace,
+    /// The clock reading the next command gets (Unix ms).
+    pub now: i64,
+    /// Whether the connection speaks RESP3.
+    pub resp3: bool,
+}
+
+impl Bench {
+    /// An empty keyspace at `now`.
+    pub fn new(now: i64) -> Bench {
+        Bench { db: Keyspace::new(), now, resp3: false }
+    }
+
+    /// Runs one command given as separate arguments; errors come back as `Reply::Error`.
+    pub fn call(&mut self, args: &[&[u8]]) -> Reply {
+        let args: Vec<Vec<u8>> = args.iter().map(|a| a.to_vec()).collect();
+        // The session expires due keys once per command, before running it.
+        self.db.expire_due(self.now);
+        let reply = match check_call(&args) {
+            Err(e) => Reply::Error(e.to_string()),
+            Ok(spec) => match spec.run {
+                Run::Session => panic!("{} is run by the session", spec.name),
+                Run::Data(handler) => {
+                    let mut ctx = Ctx { db: &mut self.db, now: self.now, resp3: self.resp3 };
+                    match handler(&mut ctx, &args) {
+                        Ok(Outcome::Reply(r)) => r,
+                        Ok(Outcome::Block(b)) => panic!("unexpected block {b:?}"),
+                        Err(e) => Reply::Error(e.to_string()),
+                    }
+                }
+            },
+        };
+        if let Err(e) = self.db.check_invariants() {
+            panic!(
+                "invariants broken after {:?}: {e}",
+                args.iter().map(|a| String::from_utf8_lossy(a)).collect::<Vec<_>>()
+            );
+        }
+        reply
+    }
+
+    /// Runs a command line split on spaces (for arguments without spaces).
+    pub fn run(&mut self, line: &str) -> Reply {
+        let args: Vec<&[u8]> = line.split(' ').filter(|a| !a.is_empty()).map(str::as_bytes).collect();
+        self.call(&args)
+    }
+
+    /// Runs a command line and asserts its reply.
+    #[track_caller]
+    pub fn check(&mut self, line: &str, expected: Reply) {
+        assert_eq!(self.run(line), expected, "{line}");
+    }
+}
+
+/// `OK`.
+pub fn ok() -> Reply {
+    Reply::ok()
+}
+
+/// A status reply.
+pub fn status(s: &str) -> Reply {
+    Reply::Status(s.to_owned())
+}
+
+/// An error reply.
+pub fn err(s: &str) -> Reply {
+    Reply::Error(s.to_owned())
+}
+
+/// An integer reply.
+pub fn int(n: i64) -> Reply {
+    Reply::Integer(n)
+}
+
+/// A bulk string reply.
+pub fn bulk(s: &str) -> Reply {
+    Reply::bulk(s)
+}
+
+/// An array of bulk strings.
+pub fn bulks(items: &[&str]) -> Reply {
+    Reply::Array(items.iter().map(|s| bulk(s)).collect())
+}
+
+/// An array.
+pub fn arr(items: Vec<Reply>) -> Reply {
+    Reply::Array(items)
+}
+
+/// The wrong-arity error for `name`.
+pub fn arity(name: &str) -> Reply {
+    err(&format!("ERR wrong number of arguments for '{name}' command"))
+}
+
+/// `ERR syntax error`.
+pub fn syntax() -> Reply {
+    err("ERR syntax error")
+}
+
+/// `ERR value is not an integer or out of range`.
+pub fn not_int() -> Reply {
+    err("ERR value is not an integer or out of range")
+}
+
+/// The WRONGTYPE error.
+pub fn wrongtype() -> Reply {
+    err("WRONGTYPE Operation against a key holding the wrong kind of value")
+}
