@@ -349,7 +349,11 @@ class Recorder:
             if name in SUBSCRIBE_CMDS:
                 return self.enter_pubsub(c, data)
             c.write(data)
-            return [c.read_line()]
+            reply = c.read_line()
+            if reply.startswith("(error) EXECABORT"):
+                # e.g. EXEC with extra arguments: the transaction is over
+                c.in_multi = False
+            return [reply]
 
         if name == "multi":
             c.write(data)
