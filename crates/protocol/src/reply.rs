@@ -57,3 +57,23 @@ impl Reply {
         matches!(self, Reply::Error(_))
     }
 }
+
+impl Reply {
+    /// The reply as a RESP2 client receives it: maps become flat arrays of keys and values,
+    /// sets and pushes become arrays, doubles and verbatim strings become bulk strings,
+    /// booleans become 1 or 0. Printing this is what redis-cli shows on a RESP2 connection.
+    pub fn into_resp2(self) -> Reply {
+        match self {
+            Reply::Map(pairs) => {
+                Reply::Array(pairs.into_iter().flat_map(|(k, v)| [k.into_resp2(), v.into_resp2()]).collect())
+            }
+            Reply::Set(items) | Reply::Push(items) | Reply::Array(items) => {
+                Reply::Array(items.into_iter().map(Reply::into_resp2).collect())
+            }
+            Reply::Double(d) => Reply::Bulk(crate::resp::format_double(d).into_bytes()),
+            Reply::Boolean(b) => Reply::Integer(i64::from(b)),
+            Reply::Verbatim { text, .. } => Reply::Bulk(text),
+            other => other,
+        }
+    }
+}

@@ -216,6 +216,11 @@ impl Session {
         let mut deliveries = Vec::new();
         self.after_command(&mut deliveries);
         self.serve_timeouts(now, &mut deliveries);
+        for delivery in &mut deliveries {
+            if self.state.conns.get(&delivery.conn).is_none_or(|c| c.resp == 2) {
+                delivery.reply = std::mem::replace(&mut delivery.reply, Reply::NullBulk).into_resp2();
+            }
+        }
         deliveries
     }
 
@@ -231,6 +236,16 @@ impl Session {
         self.state.db.expire_due(now);
         self.run(conn, args, now, &mut out);
         self.after_command(&mut out.deliveries);
+        // Replies are built in RESP3 shape; RESP2 connections see them as the wire shows them.
+        let resp2 = |conn: ConnId| self.state.conns.get(&conn).is_none_or(|c| c.resp == 2);
+        if resp2(conn) {
+            out.replies = out.replies.into_iter().map(Reply::into_resp2).collect();
+        }
+        for delivery in &mut out.deliveries {
+            if resp2(delivery.conn) {
+                delivery.reply = std::mem::replace(&mut delivery.reply, Reply::NullBulk).into_resp2();
+            }
+        }
         out
     }
 

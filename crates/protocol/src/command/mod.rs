@@ -11,6 +11,7 @@ use crate::error::CmdError;
 use crate::reply::Reply;
 
 pub mod conn;
+pub mod groups;
 pub mod keys;
 pub mod read;
 pub mod server;
@@ -105,7 +106,7 @@ pub struct CommandSpec {
 
 /// Every command family's table.
 const FAMILIES: &[&[CommandSpec]] =
-    &[streams::COMMANDS, read::COMMANDS, keys::COMMANDS, server::COMMANDS, conn::COMMANDS];
+    &[streams::COMMANDS, read::COMMANDS, groups::COMMANDS, keys::COMMANDS, server::COMMANDS, conn::COMMANDS];
 
 /// Every command, family by family.
 pub fn all() -> impl Iterator<Item = &'static CommandSpec> {
