@@ -179,6 +179,16 @@ fn xgroup(ctx: &mut Ctx<'_>, args: &[Vec<u8>]) -> Result<Outcome, CmdError> {
     if !exists && !mkstream {
         return Err(Msg::XgroupNeedsKey.into());
     }
+    // Each subcommand takes a bounded number of arguments; the excess is only noticed here,
+    // after the options and the key were checked.
+    let fits = match sub.as_slice() {
+        b"create" => args.len() <= 8,
+        b"setid" => args.len() == 5 || args.len() == 7,
+        _ => true,
+    };
+    if !fits {
+        return Err(syntax());
+    }
     let no_group = || CmdError::NoGroupForKey { key: key.clone(), group: group.clone() };
     let has_group = ctx.db.stream(key)?.is_some_and(|s| s.group(group).is_some());
     let reply = match sub.as_slice() {
