@@ -186,13 +186,13 @@ fn xgroup(ctx: &mut Ctx<'_>, args: &[Vec<u8>]) -> Result<Outcome, CmdError> {
         b"setid" => args.len() == 5 || args.len() == 7,
         _ => true,
     };
-    if !fits {
-        return Err(syntax());
-    }
     let no_group = || CmdError::NoGroupForKey { key: key.clone(), group: group.clone() };
     let has_group = ctx.db.stream(key)?.is_some_and(|s| s.group(group).is_some());
     let reply = match sub.as_slice() {
         b"create" => {
+            if !fits {
+                return Err(syntax());
+            }
             let last = ctx.db.stream(key)?.map_or(StreamId::MIN, Stream::last_id);
             let id = if args[4].as_slice() == b"$" { last } else { parse_strict_id(&args[4])? };
             if has_group {
@@ -204,6 +204,9 @@ fn xgroup(ctx: &mut Ctx<'_>, args: &[Vec<u8>]) -> Result<Outcome, CmdError> {
         b"setid" => {
             if !has_group {
                 return Err(no_group());
+            }
+            if !fits {
+                return Err(syntax());
             }
             let stream = ctx.db.stream_mut(key)?.expect("stream exists");
             let id = if args[4].as_slice() == b"$" {
