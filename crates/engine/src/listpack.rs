@@ -24,10 +24,14 @@ pub fn int_size(value: i64) -> u64 {
 /// Bytes a string element occupies. Strings that read as canonical 64-bit integers are stored
 /// as integers by listpack, so their size is an integer's.
 pub fn str_size(text: &[u8]) -> u64 {
-    if let Some(value) = canonical_i64(text) {
-        return int_size(value);
+    match canonical_i64(text) {
+        Some(value) => int_size(value),
+        None => text_size(text.len() as u64),
     }
-    let len = text.len() as u64;
+}
+
+/// Bytes a string element of `len` bytes occupies when it does not read as an integer.
+pub fn text_size(len: u64) -> u64 {
     let encoded = match len {
         0..=63 => 1 + len,
         64..=4095 => 2 + len,
@@ -50,26 +54,23 @@ fn backlen_size(encoded: u64) -> u64 {
 /// Reads `text` as a signed 64-bit integer only if it is written canonically: an optional
 /// minus, no leading zeros, no plus sign, nothing else, at most 20 characters.
 pub fn canonical_i64(text: &[u8]) -> Option<i64> {
-    if text.is_empty() || text.len() > 20 {
-        return None;
-    }
-    if text == b"0" {
-        return Some(0);
-    }
     let (negative, digits) = match text {
         [b'-', rest @ ..] => (true, rest),
         _ => (false, text),
     };
-    match digits.first() {
-        Some(b'1'..=b'9') => {}
+    match digits {
+        [b'0'] if !negative => return Some(0),
+        // At most 19 digits: 20 or more never fit, and 19 cannot overflow the u64 below.
+        [b'1'..=b'9', ..] if digits.len() <= 19 => {}
         _ => return None,
     }
     let mut magnitude: u64 = 0;
     for &digit in digits {
-        if !digit.is_ascii_digit() {
+        let digit = digit.wrapping_sub(b'0');
+        if digit > 9 {
             return None;
         }
-        magnitude = magnitude.checked_mul(10)?.checked_add(u64::from(digit - b'0'))?;
+        magnitude = magnitude * 10 + u64::from(digit);
     }
     if negative {
         if magnitude <= 1 << 63 {
@@ -116,5 +117,14 @@ mod tests {
         assert_eq!(canonical_i64(b"9223372036854775808"), None);
         assert_eq!(canonical_i64(b"+1"), None);
         assert_eq!(canonical_i64(b" 1"), None);
+        for bad in ["", "-", "-0", "00", "01", "-01", "1a", "a1", "1-", "99999999999999999999", "-9223372036854775809"]
+        {
+            assert_eq!(canonical_i64(bad.as_bytes()), None, "{bad:?}");
+        }
+        for (text, n) in [("0", 0), ("7", 7), ("-7", -7), ("1000000", 1_000_000), ("9780000000000", 9_780_000_000_000)]
+        {
+            assert_eq!(canonical_i64(text.as_bytes()), Some(n), "{text:?}");
+        }
+        assert_eq!(canonical_i64(b"-1000000000000000000"), Some(-1_000_000_000_000_000_000));
     }
 }

@@ -82,32 +82,28 @@ impl Node {
         let ms_delta = id.ms - self.master_id.ms;
         let seq_delta = id.seq.wrapping_sub(self.master_id.seq);
 
-        // Listpack cost of the entry: flags, ms delta, seq delta, [count, names], values, lp-count.
+        // Encode and add up the listpack cost in one pass, so every value is parsed once:
+        // flags, ms delta, seq delta, [count, names], values, then the entry's lp-count.
         let mut lp = listpack::int_size(i64::from(flags))
             + listpack::int_size(ms_delta as i64)
             + listpack::int_size(seq_delta as i64);
         let mut lp_count = pairs as i64 + 3;
-        if !same {
-            lp +=
-                listpack::int_size(pairs as i64) + fields.iter().step_by(2).map(|f| listpack::str_size(f)).sum::<u64>();
-            lp_count += pairs as i64 + 1;
-        }
-        lp += fields.iter().skip(1).step_by(2).map(|v| listpack::str_size(v)).sum::<u64>();
-        lp += listpack::int_size(lp_count);
-        self.lp_fixed += lp;
-
         self.buf.push(flags);
         put_varint(&mut self.buf, ms_delta);
         put_varint(&mut self.buf, if ms_delta == 0 { seq_delta } else { id.seq });
         if !same {
+            lp += listpack::int_size(pairs as i64);
+            lp_count += pairs as i64 + 1;
             put_varint(&mut self.buf, pairs as u64);
             for name in fields.iter().step_by(2) {
-                put_value(&mut self.buf, name);
+                lp += put_value(&mut self.buf, name);
             }
         }
         for value in fields.iter().skip(1).step_by(2) {
-            put_value(&mut self.buf, value);
+            lp += put_value(&mut self.buf, value);
         }
+        lp += listpack::int_size(lp_count);
+        self.lp_fixed += lp;
         self.live += 1;
         self.last_id = id;
     }
@@ -219,14 +215,22 @@ fn read_varint(buf: &[u8], at: &mut usize) -> u64 {
 /// Integers whose zig-zag form needs the top bit cannot be tagged; they are stored as text.
 const MAX_TAGGED: u64 = u64::MAX >> 1;
 
-fn put_value(buf: &mut Vec<u8>, value: &[u8]) {
+/// Appends a field name or value and returns what it costs in Redis's listpack.
+fn put_value(buf: &mut Vec<u8>, value: &[u8]) -> u64 {
     if let Some(n) = listpack::canonical_i64(value) {
         let zigzag = ((n << 1) ^ (n >> 63)) as u64;
         if zigzag <= MAX_TAGGED {
             put_varint(buf, (zigzag << 1) | 1);
-            return;
+        } else {
+            put_text(buf, value);
         }
+        return listpack::int_size(n);
     }
+    put_text(buf, value);
+    listpack::text_size(value.len() as u64)
+}
+
+fn put_text(buf: &mut Vec<u8>, value: &[u8]) {
     put_varint(buf, (value.len() as u64) << 1);
     buf.extend_from_slice(value);
 }
@@ -280,6 +284,67 @@ mod tests {
         assert!(!node.mark_deleted(&node.find(StreamId::new(7, 0)).unwrap()));
         assert_eq!((node.live, node.deleted), (3, 1));
         assert!(node.find(StreamId::new(7, 0)).unwrap().deleted);
+    }
+
+    /// The listpack cost of an entry, written out term by term as Redis lays it out; `append`
+    /// computes it while encoding, and must agree.
+    fn reference_entry_size(node: &Node, id: StreamId, fields: &[Vec<u8>]) -> u64 {
+        let pairs = fields.len() / 2;
+        let same = pairs == node.master_fields.len()
+            && fields.iter().step_by(2).zip(node.master_fields.iter()).all(|(a, b)| a[..] == b[..]);
+        let flags = if same { FLAG_SAME_FIELDS } else { 0 };
+        let mut lp = listpack::int_size(i64::from(flags))
+            + listpack::int_size((id.ms - node.master_id.ms) as i64)
+            + listpack::int_size(id.seq.wrapping_sub(node.master_id.seq) as i64);
+        let mut lp_count = pairs as i64 + 3;
+        if !same {
+            lp +=
+                listpack::int_size(pairs as i64) + fields.iter().step_by(2).map(|f| listpack::str_size(f)).sum::<u64>();
+            lp_count += pairs as i64 + 1;
+        }
+        lp + fields.iter().skip(1).step_by(2).map(|v| listpack::str_size(v)).sum::<u64>() + listpack::int_size(lp_count)
+    }
+
+    #[test]
+    fn listpack_accounting_matches_the_reference_for_every_kind_of_value() {
+        let values = [
+            "0",
+            "-0",
+            "7",
+            "-7",
+            "127",
+            "128",
+            "-4096",
+            "4096",
+            "1000000",
+            "-2147483648",
+            "9780000000000",
+            "9223372036854775807",
+            "-9223372036854775808",
+            "9223372036854775808",
+            "007",
+            "x",
+            "order-created",
+            "",
+            "1.5",
+            " 1",
+        ];
+        let long = "y".repeat(70);
+        let mut node = Node::new(StreamId::new(100, 5), &v(&["type", "x"]));
+        let mut seq = 5;
+        for (i, value) in values.iter().copied().chain([long.as_str()]).enumerate() {
+            for fields in [v(&["type", value]), v(&["type", value, "n", "1"]), v(&[value, value])] {
+                let id = StreamId::new(100 + (i as u64 / 2) * 1000, seq);
+                seq += 1;
+                let expected = reference_entry_size(&node, id, &fields);
+                let fixed_before = node.lp_fixed;
+                node.append(id, &fields);
+                assert_eq!(node.lp_fixed - fixed_before, expected, "{fields:?}");
+                let raw = node.find(id).unwrap();
+                let back: Vec<Vec<u8>> = node.fields(&raw).into_iter().flat_map(|(f, v)| [f, v]).collect();
+                assert_eq!(back, fields);
+            }
+        }
     }
 
     #[test]

@@ -1,0 +1,366 @@
+//! Engine benchmarks: `cargo bench -p streamlab-engine`.
+//!
+//! A plain `harness = false` binary timed with [`Instant`]: every benchmark prints one line
+//! with its throughput. Heap use is measured with a counting global allocator. The workload is
+//! the order-event stream of the Redis streams tutorials: `type order-created orderId <n> isbn
+//! <13 digits> quantity <1..3>` under explicit, increasing ids.
+//!
+//! Run without `--bench` (as `cargo test --benches` does) it works on 1% of the data, as a
+//! smoke test that the benchmarks still run.
+
+use std::hint::black_box;
+use std::time::{Duration, Instant};
+
+use streamlab_alloc_count::{live_bytes, Counting};
+use streamlab_engine::{AddId, AutoClaimOptions, RefPolicy, Stream, StreamConfig, StreamId, Trim, TrimStrategy};
+use streamlab_protocol::{Clock, Session, VIRTUAL_EPOCH_MS};
+
+#[global_allocator]
+static ALLOC: Counting = Counting;
+
+/// The first id's millisecond part (ids are `<BASE_MS + i>-0`).
+const BASE_MS: u64 = VIRTUAL_EPOCH_MS as u64;
+/// What the XADD benchmark must reach on one core (adds per second).
+const ADD_TARGET: f64 = 5_000_000.0;
+/// What one entry may cost in heap bytes after the XADD benchmark.
+const BYTES_TARGET: f64 = 48.0;
+
+/// xorshift64*: a tiny deterministic generator, so runs are comparable.
+struct XorShift(u64);
+
+impl XorShift {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 >> 12;
+        self.0 ^= self.0 << 25;
+        self.0 ^= self.0 >> 27;
+        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
+    }
+
+    fn below(&mut self, n: u64) -> u64 {
+        self.next() % n
+    }
+}
+
+/// Appends `n` in decimal without allocating (the buffer's capacity is reused).
+fn put_u64(buf: &mut Vec<u8>, mut n: u64) {
+    let mut digits = [0u8; 20];
+    let mut at = digits.len();
+    loop {
+        at -= 1;
+        digits[at] = b'0' + (n % 10) as u8;
+        n /= 10;
+        if n == 0 {
+            break;
+        }
+    }
+    buf.extend_from_slice(&digits[at..]);
+}
+
+/// One order event's field/value arguments, rewritten in place for each entry without
+/// allocating: the order id counts up like an odometer, the ISBN comes from a table of random
+/// ones and the quantity is random, so making an entry costs a few nanoseconds and the timings
+/// are the engine's.
+struct Orders {
+    fields: Vec<Vec<u8>>,
+    isbns: Vec<[u8; 13]>,
+    rng: XorShift,
+}
+
+impl Orders {
+    fn new() -> Orders {
+        let fields = ["type", "order-created", "orderId", "999999", "isbn", "9780000000000", "quantity", "1"]
+            .iter()
+            .map(|s| {
+                let mut v = Vec::with_capacity(24);
+                v.extend_from_slice(s.as_bytes());
+                v
+            })
+            .collect();
+        let mut rng = XorShift(0x5eed_1234_abcd_ef01);
+        let isbns = (0..4096)
+            .map(|_| {
+                let mut text = Vec::with_capacity(13);
+                put_u64(&mut text, 978_0000000000 + rng.below(10_000_000_000));
+                text.try_into().expect("13 digits")
+            })
+            .collect();
+        Orders { fields, isbns, rng }
+    }
+
+    /// The arguments of the next order (`orderId` 1000000, 1000001, ...).
+    fn next(&mut self) -> &[Vec<u8>] {
+        increment(&mut self.fields[3]);
+        let random = self.rng.next();
+        self.fields[5].copy_from_slice(&self.isbns[(random & 4095) as usize]);
+        self.fields[7][0] = b'1' + ((random >> 32) % 3) as u8;
+        &self.fields
+    }
+}
+
+/// Adds one to a decimal number written in ASCII.
+fn increment(number: &mut Vec<u8>) {
+    for digit in number.iter_mut().rev() {
+        if *digit == b'9' {
+            *digit = b'0';
+        } else {
+            *digit += 1;
+            return;
+        }
+    }
+    number.insert(0, b'1');
+}
+
+fn id(i: u64) -> StreamId {
+    StreamId::new(BASE_MS + i, 0)
+}
+
+/// A stream of `n` orders.
+fn orders_stream(n: u64) -> Stream {
+    let mut orders = Orders::new();
+    let mut stream = Stream::new();
+    for i in 0..n {
+        stream.add(AddId::Explicit(id(i)), orders.next(), 0, StreamConfig::default()).expect("ids increase");
+    }
+    stream
+}
+
+fn rate(n: u64, elapsed: Duration) -> f64 {
+    n as f64 / elapsed.as_secs_f64()
+}
+
+fn human(rate: f64) -> String {
+    if rate >= 1e6 {
+        format!("{:.2} M/s", rate / 1e6)
+    } else if rate >= 1e3 {
+        format!("{:.1} k/s", rate / 1e3)
+    } else {
+        format!("{rate:.1} /s")
+    }
+}
+
+/// Prints one benchmark line: `n` things of kind `unit` (plural, then singular) in `elapsed`.
+fn report(name: &str, n: u64, unit: (&str, &str), elapsed: Duration, extra: &str) {
+    let per = elapsed.as_nanos() as f64 / n.max(1) as f64;
+    println!(
+        "{name:<34} {n:>9} {:<9} {:>9.1} ms  {:>11}  {per:>9.1} ns/{}{extra}",
+        unit.0,
+        elapsed.as_secs_f64() * 1e3,
+        human(rate(n, elapsed)),
+        unit.1,
+    );
+}
+
+fn verdict(met: bool) -> &'static str {
+    if met {
+        "met"
+    } else {
+        "MISSED"
+    }
+}
+
+/// (a) XADD through `Stream::add`, (b) its heap cost, then (f) XTRIM on the result.
+fn xadd_memory_and_trim(n: u64) {
+    let mut orders = Orders::new();
+    // Arguments generation alone, so the reader can tell it apart from the engine's work.
+    let start = Instant::now();
+    for _ in 0..n {
+        black_box(orders.next());
+    }
+    let generation = start.elapsed();
+
+    let config = StreamConfig::default();
+    // Best of three runs (the machine is shared); the last run's stream is measured below.
+    let mut best = Duration::MAX;
+    let mut stream = Stream::new();
+    let mut before = 0;
+    for _ in 0..3 {
+        drop(stream);
+        let mut orders = Orders::new();
+        before = live_bytes();
+        stream = Stream::new();
+        let start = Instant::now();
+        for i in 0..n {
+            let fields = orders.next();
+            black_box(stream.add(AddId::Explicit(id(i)), black_box(fields), 0, config).expect("ids increase"));
+        }
+        best = best.min(start.elapsed());
+    }
+    let elapsed = best;
+    let adds = rate(n, elapsed);
+    report(
+        "xadd (Stream::add, best of 3)",
+        n,
+        ("adds", "add"),
+        elapsed,
+        &format!(
+            "  [target >= {} : {}; incl. {:.1} ns/add making arguments]",
+            human(ADD_TARGET),
+            verdict(adds >= ADD_TARGET),
+            generation.as_nanos() as f64 / n as f64
+        ),
+    );
+
+    let bytes = live_bytes() - before;
+    let per_entry = bytes as f64 / n as f64;
+    println!(
+        "{:<34} {n:>9} entries   {:>9.2} MiB  {per_entry:>8.1} bytes/entry  {} nodes  [target <= {BYTES_TARGET} : {}]",
+        "memory after xadd",
+        bytes as f64 / (1 << 20) as f64,
+        stream.nodes().len(),
+        verdict(per_entry <= BYTES_TARGET),
+    );
+
+    let trim = |maxlen, limit| Trim {
+        strategy: TrimStrategy::MaxLen(maxlen),
+        approx: true,
+        limit,
+        policy: RefPolicy::KeepRef,
+    };
+    let keep = n - n / 10;
+    let start = Instant::now();
+    let removed = stream.trim(trim(keep, None), config);
+    let elapsed = start.elapsed();
+    report(
+        &format!("xtrim maxlen ~ {keep}"),
+        removed,
+        ("removed", "entry"),
+        elapsed,
+        &format!("  (len now {})", stream.len()),
+    );
+    let start = Instant::now();
+    let removed = stream.trim(trim(0, Some(0)), config);
+    let elapsed = start.elapsed();
+    report(
+        "xtrim maxlen ~ 0 limit 0",
+        removed,
+        ("removed", "entry"),
+        elapsed,
+        &format!("  (len now {})", stream.len()),
+    );
+    let start = Instant::now();
+    drop(black_box(stream));
+    report("drop the empty stream", 1, ("drops", "drop"), start.elapsed(), "");
+}
+
+/// (c) XREADGROUP COUNT 10 then XACK of what was read, until the group has read everything.
+fn read_ack_cycle(n: u64) {
+    let mut stream = orders_stream(n);
+    assert!(stream.create_group(b"g", StreamId::MIN, Some(0)));
+    let now = VIRTUAL_EPOCH_MS + n as i64;
+    let (mut cycles, mut entries) = (0u64, 0u64);
+    let start = Instant::now();
+    while let Some(batch) = stream.read_group_new(b"g", b"alice", 10, false, now) {
+        let group = stream.group_mut(b"g").expect("group exists");
+        for entry in &batch {
+            assert!(group.remove_pending(entry.id));
+        }
+        cycles += 1;
+        entries += batch.len() as u64;
+    }
+    let elapsed = start.elapsed();
+    assert_eq!(entries, n);
+    assert!(stream.group(b"g").expect("group exists").pel().is_empty());
+    report("xreadgroup count 10 + xack", entries, ("entries", "entry"), elapsed, &format!("  ({cycles} cycles)"));
+}
+
+/// A stream of `n` orders whose group `g` has delivered all of them to `alice`.
+fn stream_with_pel(n: u64) -> (Stream, i64) {
+    let mut stream = orders_stream(n);
+    assert!(stream.create_group(b"g", StreamId::MIN, Some(0)));
+    let now = VIRTUAL_EPOCH_MS + n as i64;
+    let read = stream.read_group_new(b"g", b"alice", 0, false, now).expect("entries to read");
+    assert_eq!(read.len() as u64, n);
+    (stream, now)
+}
+
+/// (d) XPENDING-style scans: 100 records from a random start id, 1,000 times.
+fn pending_scans(n: u64) {
+    let (stream, _) = stream_with_pel(n);
+    let pel = stream.group(b"g").expect("group exists").pel();
+    let mut rng = XorShift(42);
+    let scans = 1_000u64;
+    let mut seen = 0u64;
+    let start = Instant::now();
+    for _ in 0..scans {
+        let from = id(rng.below(n));
+        for (id, pending) in pel.range(from..).take(100) {
+            black_box((id, pending.delivery_count, &pending.owner));
+            seen += 1;
+        }
+    }
+    let elapsed = start.elapsed();
+    report("xpending range (count 100)", scans, ("scans", "scan"), elapsed, &format!("  ({seen} records)"));
+}
+
+/// (e) XAUTOCLAIM COUNT 100 from 0-0, following the cursor until it comes back to 0-0.
+fn auto_claim_scan(n: u64) {
+    let (mut stream, now) = stream_with_pel(n);
+    let mut opts = AutoClaimOptions { min_idle: 0, start: StreamId::MIN, count: 100, just_id: false };
+    let (mut calls, mut claimed) = (0u64, 0u64);
+    let start = Instant::now();
+    loop {
+        let result = stream.auto_claim(b"g", b"bob", opts, now + 1);
+        calls += 1;
+        claimed += result.claimed.len() as u64;
+        if result.next.is_zero() {
+            break;
+        }
+        opts.start = result.next;
+    }
+    let elapsed = start.elapsed();
+    assert_eq!(claimed, n);
+    report("xautoclaim count 100 (full scan)", claimed, ("claims", "claim"), elapsed, &format!("  ({calls} calls)"));
+}
+
+/// (g) The XADD of (a) as commands through `Session::execute`: argument vectors, dispatch,
+/// parsing, the engine, the reply and the session's bookkeeping.
+fn session_xadd(n: u64) {
+    let mut session = Session::new(Clock::Virtual(VIRTUAL_EPOCH_MS));
+    let conn = session.connect();
+    let mut orders = Orders::new();
+    let mut id_text = Vec::with_capacity(32);
+    let start = Instant::now();
+    for i in 0..n {
+        id_text.clear();
+        put_u64(&mut id_text, BASE_MS + i);
+        id_text.extend_from_slice(b"-0");
+        let mut args = Vec::with_capacity(11);
+        args.push(b"XADD".to_vec());
+        args.push(b"orders".to_vec());
+        args.push(id_text.clone());
+        args.extend(orders.next().iter().cloned());
+        let out = session.execute(conn, args);
+        debug_assert!(!out.replies[0].is_error());
+        black_box(out);
+    }
+    let elapsed = start.elapsed();
+    report("xadd (Session::execute)", n, ("commands", "command"), elapsed, "");
+}
+
+/// A benchmark: its name for filtering, the function and the data size it runs on.
+type Bench = (&'static str, fn(u64), u64);
+
+fn main() {
+    // `cargo bench` passes `--bench`; anything else (`cargo test --benches`) is a smoke run.
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let full = args.iter().any(|a| a == "--bench");
+    // Other arguments select benchmarks by name (`cargo bench -p streamlab-engine -- xadd`).
+    let filters: Vec<&String> = args.iter().filter(|a| !a.starts_with("--")).collect();
+    let selected = |name: &str| filters.is_empty() || filters.iter().any(|f| name.contains(f.as_str()));
+    let scale = if full { 1 } else { 100 };
+    let big = 1_000_000 / scale;
+    let small = 100_000 / scale;
+    println!("streamlab-engine benchmarks ({})", if full { "full size" } else { "smoke run at 1%" });
+    let benches: [Bench; 5] = [
+        ("xadd-memory-xtrim", xadd_memory_and_trim, big),
+        ("xreadgroup-xack", read_ack_cycle, small),
+        ("xpending", pending_scans, small),
+        ("xautoclaim", auto_claim_scan, small),
+        ("session-xadd", session_xadd, big),
+    ];
+    for (name, bench, n) in benches {
+        if selected(name) {
+            bench(n);
+        }
+    }
+}
