@@ -7,6 +7,7 @@ use rustyline::history::DefaultHistory;
 use rustyline::validate::Validator;
 use rustyline::{Context, Editor, Helper};
 use streamlab_protocol::command::{self, CommandSpec};
+use streamlab_protocol::SUBSCRIBE_BANNER;
 
 use crate::transcript::Console;
 
@@ -123,6 +124,11 @@ pub fn run() -> rustyline::Result<()> {
                 None => println!("No help for '{topic}'."),
             }
             continue;
+        }
+        // redis-cli announces a subscription before printing its confirmations.
+        let first = trimmed.split_whitespace().next().unwrap_or("");
+        if first.eq_ignore_ascii_case("subscribe") || first.eq_ignore_ascii_case("psubscribe") {
+            println!("{SUBSCRIBE_BANNER}");
         }
         for printed in console.run_line(trimmed) {
             println!("{printed}");

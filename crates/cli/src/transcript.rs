@@ -11,9 +11,7 @@
 
 use std::collections::BTreeMap;
 
-use streamlab_protocol::{
-    format_reply, tokenize, Clock, ConnId, Delivery, Reply, Session, SUBSCRIBE_BANNER, VIRTUAL_EPOCH_MS,
-};
+use streamlab_protocol::{format_reply, tokenize, Clock, ConnId, Delivery, Session, VIRTUAL_EPOCH_MS};
 
 /// The connection every run starts on.
 pub const DEFAULT_CONNECTION: &str = "default";
@@ -96,11 +94,7 @@ impl Console {
         }
         self.checkpoint();
         let conn = self.names[&self.current];
-        let subscribe = [&b"subscribe"[..], b"psubscribe"].iter().any(|n| args[0].eq_ignore_ascii_case(n));
         let executed = self.session.execute(conn, args);
-        if subscribe && executed.replies.iter().any(|r| matches!(r, Reply::Array(_) | Reply::Push(_))) {
-            out.push(SUBSCRIBE_BANNER.to_owned());
-        }
         for reply in &executed.replies {
             out.extend(format_reply(reply).lines().map(str::to_owned));
         }

@@ -207,10 +207,10 @@ impl Keyspace {
     }
 
     /// Records that readers blocked on a key should look again (new entries, a destroyed
-    /// group); also counts as a change.
+    /// group). This alone is not a change for WATCH: callers that change the key also
+    /// [`touch`](Keyspace::touch) it.
     pub fn signal_ready(&mut self, key: &[u8]) {
         self.ready.push(key.to_vec());
-        self.touch(key);
     }
 
     /// Takes the keys changed since the last call.

@@ -407,6 +407,12 @@ impl Stream {
 
     /// Trims the stream; returns how many live entries were removed.
     pub fn trim(&mut self, trim: Trim, config: StreamConfig) -> u64 {
+        // Observed on Redis 8.2.3: approximate trimming under DELREF or ACKED removes nothing,
+        // even from a stream without groups (XTRIM and XADD alike), while the exact form
+        // applies the policy entry by entry.
+        if trim.approx && trim.policy != RefPolicy::KeepRef {
+            return 0;
+        }
         let limit = match (trim.approx, trim.limit) {
             (false, _) => 0,
             (true, Some(explicit)) => explicit,

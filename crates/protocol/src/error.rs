@@ -74,6 +74,9 @@ pub enum CmdError {
     UnrecognizedXclaimOption(Vec<u8>),
     /// `EXECABORT Transaction discarded because of previous errors.`
     ExecAbort,
+    /// `EXECABORT Transaction discarded because of: <error without its code>` (a malformed
+    /// EXEC inside MULTI).
+    ExecAbortBecause(Box<CmdError>),
     /// The error for a command refused in RESP2 subscribed mode.
     SubscribedContext(String),
     /// `ERR invalid expire time in 'set' command` (the command name varies).
@@ -335,6 +338,11 @@ impl fmt::Display for CmdError {
             CmdError::BusyGroup => f.write_str("BUSYGROUP Consumer Group name already exists"),
             CmdError::UnrecognizedXclaimOption(opt) => write!(f, "ERR Unrecognized XCLAIM option '{}'", show(opt)),
             CmdError::ExecAbort => f.write_str("EXECABORT Transaction discarded because of previous errors."),
+            CmdError::ExecAbortBecause(cause) => {
+                let text = cause.to_string();
+                let reason = text.split_once(' ').map_or(text.as_str(), |(_, rest)| rest);
+                write!(f, "EXECABORT Transaction discarded because of: {reason}")
+            }
             CmdError::SubscribedContext(name) => write!(
                 f,
                 "ERR Can't execute '{name}': only (P|S)SUBSCRIBE / (P|S)UNSUBSCRIBE / PING / QUIT / RESET are allowed in this context"

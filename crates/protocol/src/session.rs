@@ -130,6 +130,11 @@ impl Conn {
     }
 }
 
+/// Client names are printable ASCII without spaces (CLIENT LIST must stay parseable).
+fn valid_client_name(name: &[u8]) -> bool {
+    name.iter().all(|&b| (b'!'..=b'~').contains(&b))
+}
+
 /// Everything that changes as commands run; cloned for undo checkpoints.
 #[derive(Debug, Clone)]
 struct State {
@@ -279,7 +284,19 @@ impl Session {
         }
         let spec = match spec {
             Ok(spec) => spec,
+            Err(error) if in_multi && name == b"exec" => {
+                // A malformed EXEC ends the transaction on the spot, naming the reason.
+                let c = self.conn_mut(conn);
+                c.multi = None;
+                c.watched.clear();
+                c.watch_dirty = false;
+                out.replies.push(Reply::Error(CmdError::ExecAbortBecause(Box::new(error)).to_string()));
+                return;
+            }
             Err(error) => {
+                if let Some(multi) = self.conn_mut(conn).multi.as_mut() {
+                    multi.failed = true;
+                }
                 out.replies.push(Reply::Error(error.to_string()));
                 return;
             }
@@ -290,7 +307,14 @@ impl Session {
                 b"subscribe" | b"psubscribe" | b"unsubscribe" | b"punsubscribe" | b"ping" | b"quit" | b"reset"
             )
         {
-            out.replies.push(Reply::Error(CmdError::SubscribedContext(spec.name.to_owned()).to_string()));
+            // Subcommands are named by their full name, `client|setname`.
+            let full = match args.get(1) {
+                Some(sub) if !spec.subcommands.is_empty() => {
+                    format!("{}|{}", spec.name, String::from_utf8_lossy(&sub.to_ascii_lowercase()))
+                }
+                _ => spec.name.to_owned(),
+            };
+            out.replies.push(Reply::Error(CmdError::SubscribedContext(full).to_string()));
             return;
         }
         match spec.run {
@@ -578,6 +602,9 @@ impl Session {
     fn pubsub(&self, args: &[Vec<u8>]) -> Result<Reply, CmdError> {
         let sub = args[1].to_ascii_lowercase();
         match sub.as_slice() {
+            b"channels" if args.len() > 3 => {
+                Err(CmdError::SubcommandSyntax { command: "PUBSUB".into(), sub: args[1].clone() })
+            }
             b"channels" => {
                 let pattern = args.get(2).map(Vec::as_slice);
                 let channels: BTreeSet<&Vec<u8>> = self
@@ -612,7 +639,7 @@ impl Session {
             b"getname" => Ok(self.state.conns[&conn].name.clone().map_or(Reply::NullBulk, Reply::Bulk)),
             b"setname" => {
                 let name = &args[2];
-                if name.iter().any(|&b| b <= b' ' || b > b'~') {
+                if !valid_client_name(name) {
                     return Err(CmdError::ClientNameInvalid);
                 }
                 self.conn_mut(conn).name = if name.is_empty() { None } else { Some(name.clone()) };
@@ -671,10 +698,13 @@ impl Session {
                 }
             }
         }
+        if name.as_ref().is_some_and(|n| !valid_client_name(n)) {
+            return Err(CmdError::ClientNameInvalid);
+        }
         let c = self.conn_mut(conn);
         c.resp = resp;
         if let Some(name) = name {
-            c.name = Some(name);
+            c.name = if name.is_empty() { None } else { Some(name) };
         }
         Ok(Reply::Map(vec![
             (Reply::bulk("server"), Reply::bulk("redis")),
@@ -683,7 +713,16 @@ impl Session {
             (Reply::bulk("id"), Reply::Integer(conn as i64)),
             (Reply::bulk("mode"), Reply::bulk("standalone")),
             (Reply::bulk("role"), Reply::bulk("master")),
-            (Reply::bulk("modules"), Reply::Array(Vec::new())),
+            // Redis 8 reports its built-in vector sets module here.
+            (
+                Reply::bulk("modules"),
+                Reply::Array(vec![Reply::Map(vec![
+                    (Reply::bulk("name"), Reply::bulk("vectorset")),
+                    (Reply::bulk("ver"), Reply::Integer(1)),
+                    (Reply::bulk("path"), Reply::bulk("")),
+                    (Reply::bulk("args"), Reply::Array(Vec::new())),
+                ])]),
+            ),
         ]))
     }
 

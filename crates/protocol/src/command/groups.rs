@@ -1,5 +1,9 @@
 //! Consumer-group commands: XGROUP, XACK, XACKDEL, XPENDING, XCLAIM, XAUTOCLAIM, XINFO.
 //! (XREADGROUP shares its parser with XREAD in `read.rs`.)
+//!
+//! Group bookkeeping (creating groups and consumers, deliveries, acks, claims) does not count
+//! as a change of the key for WATCH: Redis 8.2.3 lets a watched transaction run after any of
+//! them (see `tests/transcripts/multi.txt`). Only XACKDEL, which can delete entries, does.
 
 use streamlab_engine::{AutoClaimOptions, ClaimOptions, Entry, IdMode, Stream, StreamId};
 
@@ -230,9 +234,6 @@ fn xgroup(ctx: &mut Ctx<'_>, args: &[Vec<u8>]) -> Result<Outcome, CmdError> {
             }
             let stream = ctx.db.stream_mut(key)?.expect("stream exists");
             let created = stream.group_mut(group).expect("group exists").create_consumer(&args[4], ctx.now);
-            if created {
-                ctx.db.touch(key);
-            }
             return Ok(Reply::Integer(i64::from(created)).into());
         }
         b"delconsumer" => {
@@ -241,12 +242,10 @@ fn xgroup(ctx: &mut Ctx<'_>, args: &[Vec<u8>]) -> Result<Outcome, CmdError> {
             }
             let stream = ctx.db.stream_mut(key)?.expect("stream exists");
             let owned = stream.group_mut(group).expect("group exists").delete_consumer(&args[4]).unwrap_or(0);
-            ctx.db.touch(key);
             return Ok(Reply::Integer(owned as i64).into());
         }
         _ => return Err(syntax()),
     };
-    ctx.db.touch(key);
     Ok(reply.into())
 }
 
@@ -260,9 +259,6 @@ fn xack(ctx: &mut Ctx<'_>, args: &[Vec<u8>]) -> Result<Outcome, CmdError> {
     };
     let ids = args[3..].iter().map(|a| parse_strict_id(a)).collect::<Result<Vec<_>, _>>()?;
     let acked = ids.into_iter().filter(|&id| g.remove_pending(id)).count();
-    if acked > 0 {
-        ctx.db.touch(key);
-    }
     Ok(Reply::Integer(acked as i64).into())
 }
 
@@ -276,7 +272,9 @@ fn xackdel(ctx: &mut Ctx<'_>, args: &[Vec<u8>]) -> Result<Outcome, CmdError> {
     let ids = request.parsed_ids()?;
     let codes: Vec<Reply> =
         ids.into_iter().map(|id| outcome_code(stream.ack_and_delete(group, id, request.policy))).collect();
-    ctx.db.touch(key);
+    if codes.contains(&Reply::Integer(1)) {
+        ctx.db.touch(key);
+    }
     Ok(Reply::Array(codes).into())
 }
 
@@ -408,7 +406,6 @@ fn xclaim(ctx: &mut Ctx<'_>, args: &[Vec<u8>]) -> Result<Outcome, CmdError> {
     let stream = ctx.db.stream_mut(key)?.expect("stream exists");
     let claimed = stream.claim(group, consumer, &ids, opts, now);
     let reply = claimed_reply(stream, claimed, opts.just_id);
-    ctx.db.touch(key);
     Ok(reply.into())
 }
 
@@ -446,7 +443,6 @@ fn xautoclaim(ctx: &mut Ctx<'_>, args: &[Vec<u8>]) -> Result<Outcome, CmdError> 
         claimed_reply(stream, result.claimed, just_id),
         Reply::Array(result.deleted.into_iter().map(id_reply).collect()),
     ]);
-    ctx.db.touch(key);
     Ok(reply.into())
 }
 

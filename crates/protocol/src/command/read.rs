@@ -205,7 +205,6 @@ fn xreadgroup(ctx: &mut Ctx<'_>, args: &[Vec<u8>]) -> Result<Outcome, CmdError> 
                 served.push((key.clone(), Reply::Array(entries)));
             }
         }
-        ctx.db.touch(key);
     }
     if !served.is_empty() {
         return Ok(streams_reply(ctx, served).into());

@@ -248,6 +248,7 @@ impl<'a> XAdd<'a> {
         if let Some(trim) = self.trim {
             stream.trim(trim, config);
         }
+        ctx.db.touch(self.key);
         ctx.db.signal_ready(self.key);
         Ok(id_reply(id).into())
     }
@@ -377,7 +378,7 @@ fn xsetid(ctx: &mut Ctx<'_>, args: &[Vec<u8>]) -> Result<Outcome, CmdError> {
         SetIdError::BelowTopItem => Msg::XsetidBelowTop,
         SetIdError::EntriesAddedBelowLength => Msg::XsetidEntriesAddedBelowLength,
     })?;
-    ctx.db.touch(key);
+    // Redis 8.2.3 does not count XSETID as a change for WATCH.
     Ok(Reply::ok().into())
 }
 
