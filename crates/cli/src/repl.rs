@@ -84,7 +84,7 @@ pub fn help_text(spec: &CommandSpec) -> String {
 }
 
 const BANNER: &str = "StreamLab console: Redis Streams in a sandbox. Commands as in redis-cli; \
-:as NAME switches connection, :clock +MS moves the clock, :undo steps back, help CMD explains a command.";
+:as NAME switches connection, :clock +MS moves the clock, :undo and :redo step through history, help CMD explains a command.";
 
 /// Runs the interactive console until end of input.
 pub fn run() -> rustyline::Result<()> {

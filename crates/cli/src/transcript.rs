@@ -3,7 +3,7 @@
 //!
 //! A command file holds one item per line: a command in redis-cli syntax, a `#` comment, a
 //! blank line, or a meta-command (`:as NAME` switches connection, `:clock +MS` moves the
-//! virtual clock, `:undo` takes the last step back). Running it prints comments and blank
+//! virtual clock, `:undo` takes the last step back, `:redo` puts it again). Running it prints comments and blank
 //! lines unchanged and every other line as `> ` + the line followed by its replies exactly as
 //! `redis-cli --no-raw` prints them. Replies that reach another connection (a served blocked
 //! read, a Pub/Sub message) follow, each line prefixed with `[NAME] `. A transcript is
@@ -11,19 +11,18 @@
 
 use std::collections::BTreeMap;
 
-use streamlab_protocol::{format_reply, tokenize, Clock, ConnId, Delivery, Session, VIRTUAL_EPOCH_MS};
+use streamlab_protocol::{format_reply, tokenize, Clock, ConnId, Delivery, Session, Timeline, VIRTUAL_EPOCH_MS};
 
 /// The connection every run starts on.
 pub const DEFAULT_CONNECTION: &str = "default";
 
-/// A session plus the names the command file gives its connections.
+/// A session's timeline plus the names the command file gives its connections.
 #[derive(Clone)]
 pub struct Console {
-    session: Session,
+    timeline: Timeline,
+    /// Connection names are console labels, not session state: undo does not forget them.
     names: BTreeMap<String, ConnId>,
     current: String,
-    /// Earlier states, for `:undo`.
-    undo: Vec<(Session, BTreeMap<String, ConnId>, String)>,
 }
 
 /// What one console line produced, as text lines.
@@ -37,15 +36,16 @@ impl Default for Console {
 
 impl Console {
     /// A console over a session, on the default connection.
-    pub fn new(mut session: Session) -> Console {
-        let first = session.connect();
+    pub fn new(session: Session) -> Console {
+        let mut timeline = Timeline::new(session);
+        let first = timeline.connect();
         let names = BTreeMap::from([(DEFAULT_CONNECTION.to_owned(), first)]);
-        Console { session, names, current: DEFAULT_CONNECTION.to_owned(), undo: Vec::new() }
+        Console { timeline, names, current: DEFAULT_CONNECTION.to_owned() }
     }
 
-    /// The session underneath.
+    /// The session underneath, as of the current step.
     pub fn session(&self) -> &Session {
-        &self.session
+        self.timeline.session()
     }
 
     /// The current connection's name.
@@ -64,10 +64,6 @@ impl Console {
                 out.push(format!("[{label}] {line}"));
             }
         }
-    }
-
-    fn checkpoint(&mut self) {
-        self.undo.push((self.session.clone(), self.names.clone(), self.current.clone()));
     }
 
     /// Runs one line (command, meta-command, comment or blank) and returns what it prints,
@@ -92,9 +88,8 @@ impl Console {
         if args.is_empty() {
             return out;
         }
-        self.checkpoint();
         let conn = self.names[&self.current];
-        let executed = self.session.execute(conn, args);
+        let executed = self.timeline.execute(conn, args);
         for reply in &executed.replies {
             out.extend(format_reply(reply).lines().map(str::to_owned));
         }
@@ -106,35 +101,31 @@ impl Console {
         let mut words = meta.split_whitespace();
         match (words.next(), words.next(), words.next()) {
             (Some("as"), Some(name), None) => {
-                self.checkpoint();
                 if !self.names.contains_key(name) {
-                    let id = self.session_mut().connect();
+                    let id = self.timeline.connect();
                     self.names.insert(name.to_owned(), id);
                 }
                 self.current = name.to_owned();
             }
             (Some("clock"), Some(amount), None) => match parse_clock(amount) {
                 Some(ms) => {
-                    self.checkpoint();
-                    let deliveries = self.session.advance(ms);
+                    let deliveries = self.timeline.advance(ms);
                     self.print_deliveries(deliveries, out);
                 }
                 None => out.push(format!("(error) bad clock step '{amount}': use +MS, for example :clock +1500")),
             },
-            (Some("undo"), None, None) => match self.undo.pop() {
-                Some((session, names, current)) => {
-                    self.session = session;
-                    self.names = names;
-                    self.current = current;
+            (Some("undo"), None, None) => {
+                if !self.timeline.undo() {
+                    out.push("(error) nothing to undo".to_owned());
                 }
-                None => out.push("(error) nothing to undo".to_owned()),
-            },
-            _ => out.push(format!("(error) unknown meta-command ':{meta}': try :as NAME, :clock +MS or :undo")),
+            }
+            (Some("redo"), None, None) => {
+                if !self.timeline.redo() {
+                    out.push("(error) nothing to redo".to_owned());
+                }
+            }
+            _ => out.push(format!("(error) unknown meta-command ':{meta}': try :as NAME, :clock +MS, :undo or :redo")),
         }
-    }
-
-    fn session_mut(&mut self) -> &mut Session {
-        &mut self.session
     }
 }
 
@@ -272,6 +263,10 @@ mod tests {
     fn undo_restores_the_previous_state() {
         let out = run_script("XADD s 1-0 f v\n:undo\nXLEN s\n");
         assert!(out.ends_with("> XLEN s\n(integer) 0\n"), "{out}");
+        let out = run_script("XADD s 1-0 f v\nXADD s 2-0 f v\n:undo\n:undo\n:redo\nXLEN s\n:redo\n");
+        assert!(out.contains("> XLEN s\n(integer) 1\n"), "{out}");
+        // XLEN is a step too, so nothing is left to redo after it.
+        assert!(out.ends_with("> :redo\n(error) nothing to redo\n"), "{out}");
     }
 
     #[test]

@@ -4,6 +4,7 @@
 //! * [`command`]: the command table, argument parsing and each command's handler;
 //! * [`error`]: `CmdError`, whose `Display` is the exact Redis error line;
 //! * [`session`]: the `Session` façade (engine, clock, connections) every host uses;
+//! * [`history`]: `Timeline`, a session with undo, redo and seek;
 //! * [`resp`]: RESP2/RESP3 encoding, the client-side reply decoder, the server-side request
 //!   parser;
 //! * [`format`](mod@format): a reply -> the text redis-cli prints for it.
@@ -12,6 +13,7 @@ pub mod command;
 mod double;
 pub mod error;
 pub mod format;
+pub mod history;
 pub mod reply;
 pub mod resp;
 pub mod session;
@@ -19,6 +21,7 @@ pub mod tokenize;
 
 pub use error::{CmdError, Msg};
 pub use format::{format_reply, quote_bytes, SUBSCRIBE_BANNER};
+pub use history::{Record, Step, StepOutput, Timeline};
 pub use reply::Reply;
 pub use resp::{decode_reply, encode, encode_into, encode_request, format_double, parse_request, ProtocolError};
 pub use session::{Clock, ConnId, Delivery, Executed, Session, VIRTUAL_EPOCH_MS};

@@ -199,6 +199,24 @@ impl Session {
         self.state.blocked_order.retain(|&c| c != id);
     }
 
+    /// Reads the clock as the next command would (a virtual clock just reports its time).
+    pub fn clock_reading(&mut self) -> i64 {
+        self.read_clock()
+    }
+
+    /// The instant [`Session::advance`] by `ms` would move to.
+    pub fn advanced_by(&mut self, ms: i64) -> i64 {
+        match self.clock {
+            Clock::Virtual(_) => self.state.now.saturating_add(ms.max(0)),
+            Clock::Host(_) => self.read_clock(),
+        }
+    }
+
+    /// The id the next [`Session::connect`] will give.
+    pub fn next_conn_id(&self) -> ConnId {
+        self.state.next_conn
+    }
+
     fn read_clock(&mut self) -> i64 {
         if let Clock::Host(read) = self.clock {
             // Never let time run backwards inside the session, whatever the host clock does.
@@ -208,50 +226,70 @@ impl Session {
     }
 
     /// Moves a virtual clock forward and serves the blocked reads whose time ran out.
-    /// On a host clock it only serves timeouts.
+    /// On a host clock it only reads the clock and serves timeouts.
     pub fn advance(&mut self, ms: i64) -> Vec<Delivery> {
-        match self.clock {
-            Clock::Virtual(_) => self.state.now = self.state.now.saturating_add(ms.max(0)),
-            Clock::Host(_) => {
-                self.read_clock();
-            }
-        }
+        let to = self.advanced_by(ms);
+        self.advance_to(to)
+    }
+
+    /// Moves the session's time to `now` (never backwards) and serves what that makes due:
+    /// expired keys and timed-out blocked reads. Replaying history uses this to reproduce a
+    /// step exactly.
+    pub fn advance_to(&mut self, now: i64) -> Vec<Delivery> {
+        self.state.now = self.state.now.max(now);
         let now = self.state.now;
         self.state.db.expire_due(now);
         let mut deliveries = Vec::new();
         self.after_command(&mut deliveries);
         self.serve_timeouts(now, &mut deliveries);
-        for delivery in &mut deliveries {
-            if self.state.conns.get(&delivery.conn).is_none_or(|c| c.resp == 2) {
-                delivery.reply = std::mem::replace(&mut delivery.reply, Reply::NullBulk).into_resp2();
-            }
-        }
+        self.shape_deliveries(&mut deliveries);
         deliveries
     }
 
-    /// Runs one command for a connection. Unknown connections are opened on the fly.
+    /// Runs one command for a connection, reading the clock once for it. Unknown connections
+    /// are opened on the fly.
     pub fn execute(&mut self, conn: ConnId, args: Vec<Vec<u8>>) -> Executed {
-        self.state.conns.entry(conn).or_insert_with(|| Conn::new(conn));
+        let now = self.read_clock();
+        self.execute_at(conn, args, now)
+    }
+
+    /// Runs one command as if the clock read `now` (never earlier than the session's time):
+    /// what [`Session::execute`] does after reading the clock, and what replaying history does
+    /// with the reading it recorded.
+    pub fn execute_at(&mut self, conn: ConnId, args: Vec<Vec<u8>>, now: i64) -> Executed {
+        if let std::collections::btree_map::Entry::Vacant(slot) = self.state.conns.entry(conn) {
+            slot.insert(Conn::new(conn));
+            // Keep future connection ids clear of one opened on the fly.
+            self.state.next_conn = self.state.next_conn.max(conn + 1);
+        }
         let mut out = Executed::default();
         if self.state.conns[&conn].blocked.is_some() {
-            self.state.conns.get_mut(&conn).expect("conn exists").backlog.push_back(args);
+            self.conn_mut(conn).backlog.push_back(args);
             return out;
         }
-        let now = self.read_clock();
+        self.state.now = self.state.now.max(now);
+        let now = self.state.now;
         self.state.db.expire_due(now);
         self.run(conn, args, now, &mut out);
         self.after_command(&mut out.deliveries);
-        // Replies are built in RESP3 shape; RESP2 connections see them as the wire shows them.
-        let resp2 = |conn: ConnId| self.state.conns.get(&conn).is_none_or(|c| c.resp == 2);
-        if resp2(conn) {
+        if self.speaks_resp2(conn) {
             out.replies = out.replies.into_iter().map(Reply::into_resp2).collect();
         }
-        for delivery in &mut out.deliveries {
-            if resp2(delivery.conn) {
+        self.shape_deliveries(&mut out.deliveries);
+        out
+    }
+
+    fn speaks_resp2(&self, conn: ConnId) -> bool {
+        self.state.conns.get(&conn).is_none_or(|c| c.resp == 2)
+    }
+
+    /// Replies are built in RESP3 shape; RESP2 connections see them as the wire shows them.
+    fn shape_deliveries(&self, deliveries: &mut [Delivery]) {
+        for delivery in deliveries {
+            if self.speaks_resp2(delivery.conn) {
                 delivery.reply = std::mem::replace(&mut delivery.reply, Reply::NullBulk).into_resp2();
             }
         }
-        out
     }
 
     fn conn_mut(&mut self, id: ConnId) -> &mut Conn {
