@@ -18,7 +18,7 @@ const FLAG_DELETED: u8 = 1;
 const FLAG_SAME_FIELDS: u8 = 2;
 
 /// A stream node (a Redis listpack's worth of entries).
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Node {
     /// The id of the node's first entry; Redis keys its radix tree by it.
     pub master_id: StreamId,

@@ -134,7 +134,7 @@ pub struct ClaimOptions {
 }
 
 /// A stream value.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Stream {
     nodes: BTreeMap<StreamId, Node>,
     length: u64,
