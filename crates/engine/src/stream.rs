@@ -630,10 +630,15 @@ impl Stream {
     }
 
     /// Moves a group's cursor to a delivered id, keeping entries-read exact where it can.
+    ///
+    /// The counter only counts on by one when nothing lies between the cursor and the new
+    /// id: no tombstone after the cursor, and no trimmed entry either, which is the case when
+    /// the cursor is behind the first entry (Redis 8.2, redis/redis#13958). Otherwise it is
+    /// estimated again from the new id.
     fn advance_group(&mut self, group: &[u8], id: StreamId) {
         let g = &self.groups[group];
         let entries_read = match g.entries_read {
-            Some(read) if !self.tombstones_from(g.last_id) => Some(read + 1),
+            Some(read) if g.last_id >= self.first_id && !self.tombstones_from(g.last_id) => Some(read + 1),
             current if self.entries_added == 0 => current,
             _ => self.estimate_entries_read(id),
         };
@@ -817,4 +822,37 @@ pub enum SetIdError {
     BelowTopItem,
     /// ENTRIESADDED is below the stream's length.
     EntriesAddedBelowLength,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn add(stream: &mut Stream, ms: u64) {
+        let fields = [b"data".to_vec(), b"x".to_vec()];
+        stream.add(AddId::Explicit(StreamId::new(ms, 0)), &fields, 0, StreamConfig::default()).unwrap();
+    }
+
+    /// Found by the engine property test: a trim that removes entries the group has not read
+    /// yet left the group's read counter one behind per removed entry once it read on, so the
+    /// lag stayed wrong (redis/redis#13957, fixed in Redis 8.2 by #13958).
+    #[test]
+    fn reading_past_a_trim_recomputes_entries_read() {
+        let mut stream = Stream::new();
+        for ms in 1..=5 {
+            add(&mut stream, ms);
+        }
+        assert!(stream.create_group(b"g1", StreamId::MIN, None));
+        let read = stream.read_group_new(b"g1", b"c11", 1, false, 0).unwrap();
+        assert_eq!(read[0].id, StreamId::new(1, 0));
+        assert_eq!(stream.group(b"g1").unwrap().entries_read, Some(1));
+        let trim = Trim { strategy: TrimStrategy::MaxLen(1), approx: false, limit: None, policy: RefPolicy::KeepRef };
+        assert_eq!(stream.trim(trim, StreamConfig::default()), 4);
+        assert_eq!(stream.lag(stream.group(b"g1").unwrap()), Some(1));
+        let read = stream.read_group_new(b"g1", b"c11", 1, false, 0).unwrap();
+        assert_eq!(read[0].id, StreamId::new(5, 0));
+        let group = stream.group(b"g1").unwrap();
+        assert_eq!(group.entries_read, Some(5));
+        assert_eq!(stream.lag(group), Some(0));
+    }
 }
