@@ -142,7 +142,7 @@ fn human(rate: f64) -> String {
 fn report(name: &str, n: u64, unit: (&str, &str), elapsed: Duration, extra: &str) {
     let per = elapsed.as_nanos() as f64 / n.max(1) as f64;
     println!(
-        "{name:<34} {n:>9} {:<9} {:>9.1} ms  {:>11}  {per:>9.1} ns/{}{extra}",
+        "{name:<40} {n:>9} {:<9} {:>9.1} ms  {:>11}  {per:>9.1} ns/{}{extra}",
         unit.0,
         elapsed.as_secs_f64() * 1e3,
         human(rate(n, elapsed)),
@@ -203,7 +203,7 @@ fn xadd_memory_and_trim(n: u64) {
     let bytes = live_bytes() - before;
     let per_entry = bytes as f64 / n as f64;
     println!(
-        "{:<34} {n:>9} entries   {:>9.2} MiB  {per_entry:>8.1} bytes/entry  {} nodes  [target <= {BYTES_TARGET} : {}]",
+        "{:<40} {n:>9} entries   {:>9.2} MiB  {per_entry:>8.1} bytes/entry  {} nodes  [target <= {BYTES_TARGET} : {}]",
         "memory after xadd",
         bytes as f64 / (1 << 20) as f64,
         stream.nodes().len(),
@@ -242,25 +242,54 @@ fn xadd_memory_and_trim(n: u64) {
     report("drop the empty stream", 1, ("drops", "drop"), start.elapsed(), "");
 }
 
+/// How many times the shorter benchmarks run; the fastest run is reported (the machine is
+/// shared, so the fastest run is the least disturbed one).
+const RUNS: usize = 3;
+
+/// Builds the input with `setup` and times `body` on it, [`RUNS`] times; returns the fastest
+/// time and the last run's result.
+fn best_of<S, T>(mut setup: impl FnMut() -> S, mut body: impl FnMut(&mut S) -> T) -> (Duration, T) {
+    let mut best = Duration::MAX;
+    let mut result = None;
+    for _ in 0..RUNS {
+        let mut input = setup();
+        let start = Instant::now();
+        let output = body(&mut input);
+        best = best.min(start.elapsed());
+        result = Some(output);
+    }
+    (best, result.expect("at least one run"))
+}
+
 /// (c) XREADGROUP COUNT 10 then XACK of what was read, until the group has read everything.
 fn read_ack_cycle(n: u64) {
-    let mut stream = orders_stream(n);
-    assert!(stream.create_group(b"g", StreamId::MIN, Some(0)));
     let now = VIRTUAL_EPOCH_MS + n as i64;
-    let (mut cycles, mut entries) = (0u64, 0u64);
-    let start = Instant::now();
-    while let Some(batch) = stream.read_group_new(b"g", b"alice", 10, false, now) {
-        let group = stream.group_mut(b"g").expect("group exists");
-        for entry in &batch {
-            assert!(group.remove_pending(entry.id));
+    let setup = || {
+        let mut stream = orders_stream(n);
+        assert!(stream.create_group(b"g", StreamId::MIN, Some(0)));
+        stream
+    };
+    let (elapsed, (cycles, entries)) = best_of(setup, |stream| {
+        let (mut cycles, mut entries) = (0u64, 0u64);
+        while let Some(batch) = stream.read_group_new(b"g", b"alice", 10, false, now) {
+            let group = stream.group_mut(b"g").expect("group exists");
+            for entry in &batch {
+                assert!(group.remove_pending(entry.id));
+            }
+            cycles += 1;
+            entries += batch.len() as u64;
         }
-        cycles += 1;
-        entries += batch.len() as u64;
-    }
-    let elapsed = start.elapsed();
+        assert!(stream.group(b"g").expect("group exists").pel().is_empty());
+        (cycles, entries)
+    });
     assert_eq!(entries, n);
-    assert!(stream.group(b"g").expect("group exists").pel().is_empty());
-    report("xreadgroup count 10 + xack", entries, ("entries", "entry"), elapsed, &format!("  ({cycles} cycles)"));
+    report(
+        "xreadgroup count 10 + xack (best of 3)",
+        entries,
+        ("entries", "entry"),
+        elapsed,
+        &format!("  ({cycles} cycles)"),
+    );
 }
 
 /// A stream of `n` orders whose group `g` has delivered all of them to `alice`.
@@ -275,41 +304,47 @@ fn stream_with_pel(n: u64) -> (Stream, i64) {
 
 /// (d) XPENDING-style scans: 100 records from a random start id, 1,000 times.
 fn pending_scans(n: u64) {
-    let (stream, _) = stream_with_pel(n);
-    let pel = stream.group(b"g").expect("group exists").pel();
-    let mut rng = XorShift(42);
     let scans = 1_000u64;
-    let mut seen = 0u64;
-    let start = Instant::now();
-    for _ in 0..scans {
-        let from = id(rng.below(n));
-        for (id, pending) in pel.range(from..).take(100) {
-            black_box((id, pending.delivery_count, &pending.owner));
-            seen += 1;
-        }
-    }
-    let elapsed = start.elapsed();
-    report("xpending range (count 100)", scans, ("scans", "scan"), elapsed, &format!("  ({seen} records)"));
+    let (elapsed, seen) = best_of(
+        || stream_with_pel(n).0,
+        |stream| {
+            let pel = stream.group(b"g").expect("group exists").pel();
+            let mut rng = XorShift(42);
+            let mut seen = 0u64;
+            for _ in 0..scans {
+                let from = id(rng.below(n));
+                for (id, pending) in pel.range(from..).take(100) {
+                    black_box((id, pending.delivery_count, &pending.owner));
+                    seen += 1;
+                }
+            }
+            seen
+        },
+    );
+    report("xpending count 100 (best of 3)", scans, ("scans", "scan"), elapsed, &format!("  ({seen} records)"));
 }
 
 /// (e) XAUTOCLAIM COUNT 100 from 0-0, following the cursor until it comes back to 0-0.
 fn auto_claim_scan(n: u64) {
-    let (mut stream, now) = stream_with_pel(n);
-    let mut opts = AutoClaimOptions { min_idle: 0, start: StreamId::MIN, count: 100, just_id: false };
-    let (mut calls, mut claimed) = (0u64, 0u64);
-    let start = Instant::now();
-    loop {
-        let result = stream.auto_claim(b"g", b"bob", opts, now + 1);
-        calls += 1;
-        claimed += result.claimed.len() as u64;
-        if result.next.is_zero() {
-            break;
-        }
-        opts.start = result.next;
-    }
-    let elapsed = start.elapsed();
+    let (elapsed, (calls, claimed)) = best_of(
+        || stream_with_pel(n),
+        |(stream, now)| {
+            let mut opts = AutoClaimOptions { min_idle: 0, start: StreamId::MIN, count: 100, just_id: false };
+            let (mut calls, mut claimed) = (0u64, 0u64);
+            loop {
+                let result = stream.auto_claim(b"g", b"bob", opts, *now + 1);
+                calls += 1;
+                claimed += result.claimed.len() as u64;
+                if result.next.is_zero() {
+                    break;
+                }
+                opts.start = result.next;
+            }
+            (calls, claimed)
+        },
+    );
     assert_eq!(claimed, n);
-    report("xautoclaim count 100 (full scan)", claimed, ("claims", "claim"), elapsed, &format!("  ({calls} calls)"));
+    report("xautoclaim count 100 (best of 3)", claimed, ("claims", "claim"), elapsed, &format!("  ({calls} calls)"));
 }
 
 /// (g) The XADD of (a) as commands through `Session::execute`: argument vectors, dispatch,

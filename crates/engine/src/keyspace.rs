@@ -6,7 +6,7 @@ use crate::glob::glob_match;
 use crate::stream::{Stream, StreamConfig};
 
 /// A value stored under a key.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Value {
     /// A stream.
     Stream(Box<Stream>),
@@ -55,6 +55,17 @@ pub struct Keyspace {
     /// creates the keyspace; INFO counts its uptime from here. `None` reports no uptime.
     pub started_at: Option<i64>,
 }
+
+/// Two keyspaces are equal when they hold the same keys, values (to the byte, node boundaries
+/// and tombstones included), expiries and settings. The change notifications waiting to be
+/// taken are not data, and are not compared.
+impl PartialEq for Keyspace {
+    fn eq(&self, other: &Keyspace) -> bool {
+        self.values == other.values && self.expires == other.expires && self.config == other.config
+    }
+}
+
+impl Eq for Keyspace {}
 
 impl Keyspace {
     /// An empty keyspace with default settings.

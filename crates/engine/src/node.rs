@@ -18,7 +18,7 @@ const FLAG_DELETED: u8 = 1;
 const FLAG_SAME_FIELDS: u8 = 2;
 
 /// A stream node (a Redis listpack's worth of entries).
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Node {
     /// The id of the node's first entry; Redis keys its radix tree by it.
     pub master_id: StreamId,
@@ -30,6 +30,8 @@ pub struct Node {
     pub deleted: u32,
     /// The id of the last entry, deleted or not.
     pub last_id: StreamId,
+    /// Where the last entry's flags byte is in `buf`, so its deleted flag can be read at once.
+    last_at: u32,
     /// Redis's listpack size without the live and deleted counters (they change size as they
     /// grow, so they are added in [`Node::listpack_bytes`]).
     lp_fixed: u64,
@@ -54,7 +56,16 @@ impl Node {
             + listpack::int_size(names.len() as i64)
             + names.iter().map(|n| listpack::str_size(n)).sum::<u64>()
             + listpack::int_size(0);
-        Node { master_id: id, master_fields: names, buf: Vec::new(), live: 0, deleted: 0, last_id: id, lp_fixed }
+        Node {
+            master_id: id,
+            master_fields: names,
+            buf: Vec::new(),
+            live: 0,
+            deleted: 0,
+            last_id: id,
+            last_at: 0,
+            lp_fixed,
+        }
     }
 
     /// The size Redis's listpack for this node would have, in bytes.
@@ -88,6 +99,8 @@ impl Node {
             + listpack::int_size(ms_delta as i64)
             + listpack::int_size(seq_delta as i64);
         let mut lp_count = pairs as i64 + 3;
+        // A node holds at most a listpack's worth (1 GiB) of entries, so offsets fit in 32 bits.
+        self.last_at = u32::try_from(self.buf.len()).expect("node smaller than 4 GiB");
         self.buf.push(flags);
         put_varint(&mut self.buf, ms_delta);
         put_varint(&mut self.buf, if ms_delta == 0 { seq_delta } else { id.seq });
@@ -106,6 +119,11 @@ impl Node {
         self.lp_fixed += lp;
         self.live += 1;
         self.last_id = id;
+    }
+
+    /// Whether the node's last entry is live (false for an empty node).
+    pub fn last_is_live(&self) -> bool {
+        self.buf.get(self.last_at as usize).is_some_and(|&flags| flags & FLAG_DELETED == 0)
     }
 
     /// Walks the node's entries in id order, tombstones included.
@@ -283,6 +301,9 @@ mod tests {
         assert!(node.mark_deleted(&third));
         assert!(!node.mark_deleted(&node.find(StreamId::new(7, 0)).unwrap()));
         assert_eq!((node.live, node.deleted), (3, 1));
+        assert!(node.last_is_live());
+        assert!(node.mark_deleted(&fourth));
+        assert!(!node.last_is_live());
         assert!(node.find(StreamId::new(7, 0)).unwrap().deleted);
     }
 

@@ -4,7 +4,7 @@ use std::collections::BTreeMap;
 
 use crate::group::{ConsumerName, Group};
 use crate::id::{AddId, StreamId};
-use crate::node::{Node, RawEntry};
+use crate::node::{Node, RawEntry, Walk};
 
 /// The field/value pairs of one entry, in the order they were added.
 pub type Fields = Vec<(Vec<u8>, Vec<u8>)>;
@@ -134,7 +134,7 @@ pub struct ClaimOptions {
 }
 
 /// A stream value.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Stream {
     nodes: BTreeMap<StreamId, Node>,
     length: u64,
@@ -326,6 +326,15 @@ impl Stream {
 
     /// The id of the last live entry, or 0-0 (Redis's "last valid id").
     pub fn last_live_id(&self) -> StreamId {
+        // Every XREADGROUP asks: answer from the tail node's last entry when it is live,
+        // instead of walking the node backwards.
+        match self.nodes.values().next_back() {
+            Some(tail) if tail.last_is_live() => tail.last_id,
+            _ => self.last_live_id_by_walking(),
+        }
+    }
+
+    fn last_live_id_by_walking(&self) -> StreamId {
         self.raw_range(StreamId::MIN, StreamId::MAX, true)
             .find(|(_, r)| !r.deleted)
             .map_or(StreamId::MIN, |(_, r)| r.id)
@@ -636,10 +645,15 @@ impl Stream {
     }
 
     /// Moves a group's cursor to a delivered id, keeping entries-read exact where it can.
+    ///
+    /// The counter only counts on by one when nothing lies between the cursor and the new
+    /// id: no tombstone after the cursor, and no trimmed entry either, which is the case when
+    /// the cursor is behind the first entry (Redis 8.2, redis/redis#13958). Otherwise it is
+    /// estimated again from the new id.
     fn advance_group(&mut self, group: &[u8], id: StreamId) {
         let g = &self.groups[group];
         let entries_read = match g.entries_read {
-            Some(read) if !self.tombstones_from(g.last_id) => Some(read + 1),
+            Some(read) if g.last_id >= self.first_id && !self.tombstones_from(g.last_id) => Some(read + 1),
             current if self.entries_added == 0 => current,
             _ => self.estimate_entries_read(id),
         };
@@ -734,10 +748,11 @@ impl Stream {
         let mut examined: Vec<(StreamId, bool)> = Vec::new();
         let mut cursor = g.pel().range(start..).map(|(id, p)| (*id, p.delivery_time));
         let mut next = None;
+        let mut live = LiveCursor::new(self);
         while attempts > 0 && budget > 0 {
             let Some((id, delivered)) = cursor.next() else { break };
             attempts -= 1;
-            if !self.contains(id) {
+            if !live.contains(id) {
                 examined.push((id, false));
                 budget -= 1;
                 continue;
@@ -800,6 +815,13 @@ impl Stream {
         if previous.is_some_and(|p| p > self.last_id) {
             return Err("an entry is above last-generated-id".into());
         }
+        if self.last_live_id() != self.last_live_id_by_walking() {
+            return Err(format!(
+                "last live id {} but walking finds {}",
+                self.last_live_id(),
+                self.last_live_id_by_walking()
+            ));
+        }
         let expected_first = if self.length == 0 { StreamId::MIN } else { self.first_live_id() };
         if expected_first != self.first_id {
             return Err(format!("first id {} but first live entry {expected_first}", self.first_id));
@@ -811,6 +833,50 @@ impl Stream {
             group.check_invariants().map_err(|e| format!("group {name:?}: {e}"))?;
         }
         Ok(())
+    }
+}
+
+/// Answers [`Stream::contains`] for ids asked in ascending order (a PEL scan) without walking
+/// a node from its start for every id: consecutive ids in the same node continue one walk.
+struct LiveCursor<'a> {
+    stream: &'a Stream,
+    node: Option<(&'a Node, Walk<'a>)>,
+    /// The entry the walk stopped on (not below the last id asked).
+    current: Option<RawEntry>,
+}
+
+impl<'a> LiveCursor<'a> {
+    fn new(stream: &'a Stream) -> LiveCursor<'a> {
+        LiveCursor { stream, node: None, current: None }
+    }
+
+    fn contains(&mut self, id: StreamId) -> bool {
+        let in_node = self.node.as_ref().is_some_and(|(n, _)| n.master_id <= id && id <= n.last_id);
+        let behind = self.current.is_some_and(|r| r.id > id);
+        if !in_node || behind {
+            let Some((_, node)) = self.stream.nodes.range(..=id).next_back() else { return false };
+            if id > node.last_id {
+                return false;
+            }
+            self.node = Some((node, node.walk()));
+            self.current = None;
+        }
+        let (_, walk) = self.node.as_mut().expect("a node is being walked");
+        loop {
+            let entry = match self.current {
+                Some(entry) => entry,
+                None => match walk.next() {
+                    Some(entry) => entry,
+                    None => return false,
+                },
+            };
+            if entry.id < id {
+                self.current = None;
+                continue;
+            }
+            self.current = Some(entry);
+            return entry.id == id && !entry.deleted;
+        }
     }
 }
 
@@ -892,5 +958,59 @@ mod tests {
         assert_eq!(stream.len(), 15);
         assert_eq!(stream.first_id(), StreamId::new(21, 0));
         stream.check_invariants().unwrap();
+    }
+
+    fn add(stream: &mut Stream, ms: u64) {
+        let fields = [b"data".to_vec(), b"x".to_vec()];
+        stream.add(AddId::Explicit(StreamId::new(ms, 0)), &fields, 0, StreamConfig::default()).unwrap();
+    }
+
+    #[test]
+    fn live_cursor_agrees_with_contains() {
+        let mut stream = Stream::new();
+        let config = StreamConfig { node_max_entries: 3, node_max_bytes: 0 };
+        let fields = [b"f".to_vec(), b"v".to_vec()];
+        for ms in (2..40).step_by(2) {
+            stream.add(AddId::Explicit(StreamId::new(ms, 0)), &fields, 0, config).unwrap();
+        }
+        for ms in [4, 10, 12, 14, 30] {
+            assert!(stream.delete(StreamId::new(ms, 0)));
+        }
+        let ids: Vec<StreamId> = (0..44).map(|ms| StreamId::new(ms, 0)).collect();
+        for stride in 1..5 {
+            let mut cursor = LiveCursor::new(&stream);
+            for &id in ids.iter().step_by(stride) {
+                assert_eq!(cursor.contains(id), stream.contains(id), "{id} (stride {stride})");
+            }
+        }
+        // Asking again, or going back, starts over rather than answering wrongly.
+        let mut cursor = LiveCursor::new(&stream);
+        for ms in [8, 8, 6, 20, 2, 38, 39, 0] {
+            let id = StreamId::new(ms, 0);
+            assert_eq!(cursor.contains(id), stream.contains(id), "{id}");
+        }
+    }
+
+    /// Found by the engine property test: a trim that removes entries the group has not read
+    /// yet left the group's read counter one behind per removed entry once it read on, so the
+    /// lag stayed wrong (redis/redis#13957, fixed in Redis 8.2 by #13958).
+    #[test]
+    fn reading_past_a_trim_recomputes_entries_read() {
+        let mut stream = Stream::new();
+        for ms in 1..=5 {
+            add(&mut stream, ms);
+        }
+        assert!(stream.create_group(b"g1", StreamId::MIN, None));
+        let read = stream.read_group_new(b"g1", b"c11", 1, false, 0).unwrap();
+        assert_eq!(read[0].id, StreamId::new(1, 0));
+        assert_eq!(stream.group(b"g1").unwrap().entries_read, Some(1));
+        let trim = Trim { strategy: TrimStrategy::MaxLen(1), approx: false, limit: None, policy: RefPolicy::KeepRef };
+        assert_eq!(stream.trim(trim, StreamConfig::default()), 4);
+        assert_eq!(stream.lag(stream.group(b"g1").unwrap()), Some(1));
+        let read = stream.read_group_new(b"g1", b"c11", 1, false, 0).unwrap();
+        assert_eq!(read[0].id, StreamId::new(5, 0));
+        let group = stream.group(b"g1").unwrap();
+        assert_eq!(group.entries_read, Some(5));
+        assert_eq!(stream.lag(group), Some(0));
     }
 }
