@@ -388,14 +388,7 @@ impl Stream {
         if !self.contains(id) {
             return DeleteOutcome::NotFound;
         }
-        if policy == RefPolicy::Acked && !self.acknowledged_by_all(id) {
-            return DeleteOutcome::Referenced;
-        }
-        self.delete(id);
-        if policy == RefPolicy::DelRef {
-            self.drop_references(id);
-        }
-        DeleteOutcome::Deleted
+        self.delete_referenced(id, policy)
     }
 
     /// Acknowledges `id` in `group` and then deletes it under a policy (XACKDEL).
@@ -404,6 +397,12 @@ impl Stream {
         if !g.remove_pending(id) {
             return DeleteOutcome::NotFound;
         }
+        self.delete_referenced(id, policy)
+    }
+
+    /// The policy part both deletions share: ACKED keeps entries some group still needs,
+    /// DELREF also drops every group's PEL record of the entry.
+    fn delete_referenced(&mut self, id: StreamId, policy: RefPolicy) -> DeleteOutcome {
         if policy == RefPolicy::Acked && !self.acknowledged_by_all(id) {
             return DeleteOutcome::Referenced;
         }
