@@ -210,6 +210,13 @@ impl Keyspace {
         self.touch(key);
     }
 
+    /// Records that readers blocked on a key should look again, without counting as a change:
+    /// Redis wakes the XREADGROUP readers of a group that XGROUP DESTROY removed, but WATCH
+    /// does not see group changes (only changes to the entries or the key itself).
+    pub fn wake_readers(&mut self, key: &[u8]) {
+        self.ready.push(key.to_vec());
+    }
+
     /// Takes the keys changed since the last call.
     pub fn take_touched(&mut self) -> Vec<Vec<u8>> {
         std::mem::take(&mut self.touched)
@@ -233,5 +240,22 @@ impl Keyspace {
             }
         }
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn waking_readers_is_not_a_change() {
+        let mut db = Keyspace::new();
+        db.stream_or_create(b"s").unwrap();
+        db.wake_readers(b"s");
+        assert_eq!(db.take_ready(), vec![b"s".to_vec()]);
+        assert!(db.take_touched().is_empty());
+        db.signal_ready(b"s");
+        assert_eq!(db.take_ready(), vec![b"s".to_vec()]);
+        assert_eq!(db.take_touched(), vec![b"s".to_vec()]);
     }
 }
