@@ -167,6 +167,11 @@ pub enum Msg {
     DiscardWithoutMulti,
     /// WATCH inside MULTI.
     WatchInMulti,
+    /// BLOCK so large that the deadline would overflow.
+    TimeoutOutOfRange,
+    /// XAUTOCLAIM COUNT accepted by the parser but too large for the reply buffers Redis
+    /// allocates up front.
+    XautoclaimCountTooHigh,
 }
 
 impl Msg {
@@ -227,6 +232,10 @@ impl Msg {
             Msg::ExecWithoutMulti => "ERR EXEC without MULTI",
             Msg::DiscardWithoutMulti => "ERR DISCARD without MULTI",
             Msg::WatchInMulti => "ERR WATCH inside MULTI is not allowed",
+            Msg::TimeoutOutOfRange => "ERR timeout is out of range",
+            Msg::XautoclaimCountTooHigh => {
+                "ERR Insufficient memory, failed allocating transient memory, COUNT too high."
+            }
         }
     }
 }

@@ -10,6 +10,8 @@ use streamlab_engine::{Entry, IdMode, Keyspace, StreamId};
 use crate::error::CmdError;
 use crate::reply::Reply;
 
+pub mod groups;
+mod read;
 pub mod streams;
 
 /// What a data command may touch while it runs.
@@ -98,7 +100,7 @@ pub struct CommandSpec {
 }
 
 /// Every command family's table.
-const FAMILIES: &[&[CommandSpec]] = &[streams::COMMANDS];
+const FAMILIES: &[&[CommandSpec]] = &[streams::COMMANDS, groups::COMMANDS];
 
 /// Every command, family by family.
 pub fn all() -> impl Iterator<Item = &'static CommandSpec> {
