@@ -3004,3 +3004,153 @@ fn watch_and_wake_signals() {
     assert_eq!(t.db.take_touched(), vec![b"s".to_vec()]);
     assert!(t.db.take_ready().is_empty());
 }
+
+/// lag trusts a given entries-read (even past the last id) until a tombstone lies at or after the group's position; history COUNT counts deleted entries too.
+#[test]
+fn lag_with_given_entries_read() {
+    let mut t = T::new();
+    t.ok("XADD h 1-0 f v", b("1-0"));
+    t.ok("XADD h 2-0 f v", b("2-0"));
+    t.ok("XADD h 3-0 f v", b("3-0"));
+    t.ok("XADD h 4-0 f v", b("4-0"));
+    t.ok("XADD h 5-0 f v", b("5-0"));
+    t.ok("XGROUP CREATE h g 0", st("OK"));
+    t.ok("XGROUP CREATE h fut 99 ENTRIESREAD 2", st("OK"));
+    t.ok("XGROUP CREATE h mid 3 ENTRIESREAD 1", st("OK"));
+    t.ok(
+        "XREADGROUP GROUP g c COUNT 3 STREAMS h >",
+        a(vec![a(vec![b("h"), a(vec![e("1-0", &["f", "v"]), e("2-0", &["f", "v"]), e("3-0", &["f", "v"])])])]),
+    );
+    t.ok("XDEL h 2-0", i(1));
+    t.ok(
+        "XREADGROUP GROUP g c COUNT 2 STREAMS h 0",
+        a(vec![a(vec![b("h"), a(vec![e("1-0", &["f", "v"]), a(vec![b("2-0"), na()])])])]),
+    );
+    t.ok(
+        "XINFO GROUPS h",
+        a(vec![
+            m(vec![
+                ("name", b("fut")),
+                ("consumers", i(0)),
+                ("pending", i(0)),
+                ("last-delivered-id", b("99-0")),
+                ("entries-read", i(2)),
+                ("lag", i(3)),
+            ]),
+            m(vec![
+                ("name", b("g")),
+                ("consumers", i(1)),
+                ("pending", i(3)),
+                ("last-delivered-id", b("3-0")),
+                ("entries-read", i(3)),
+                ("lag", i(2)),
+            ]),
+            m(vec![
+                ("name", b("mid")),
+                ("consumers", i(0)),
+                ("pending", i(0)),
+                ("last-delivered-id", b("3-0")),
+                ("entries-read", i(1)),
+                ("lag", i(4)),
+            ]),
+        ]),
+    );
+    t.ok("XDEL h 4-0", i(1));
+    t.ok(
+        "XINFO GROUPS h",
+        a(vec![
+            m(vec![
+                ("name", b("fut")),
+                ("consumers", i(0)),
+                ("pending", i(0)),
+                ("last-delivered-id", b("99-0")),
+                ("entries-read", i(2)),
+                ("lag", i(3)),
+            ]),
+            m(vec![
+                ("name", b("g")),
+                ("consumers", i(1)),
+                ("pending", i(3)),
+                ("last-delivered-id", b("3-0")),
+                ("entries-read", i(3)),
+                ("lag", nb()),
+            ]),
+            m(vec![
+                ("name", b("mid")),
+                ("consumers", i(0)),
+                ("pending", i(0)),
+                ("last-delivered-id", b("3-0")),
+                ("entries-read", i(1)),
+                ("lag", nb()),
+            ]),
+        ]),
+    );
+    t.ok("XREADGROUP GROUP mid c STREAMS h >", a(vec![a(vec![b("h"), a(vec![e("5-0", &["f", "v"])])])]));
+    t.ok(
+        "XINFO GROUPS h",
+        a(vec![
+            m(vec![
+                ("name", b("fut")),
+                ("consumers", i(0)),
+                ("pending", i(0)),
+                ("last-delivered-id", b("99-0")),
+                ("entries-read", i(2)),
+                ("lag", i(3)),
+            ]),
+            m(vec![
+                ("name", b("g")),
+                ("consumers", i(1)),
+                ("pending", i(3)),
+                ("last-delivered-id", b("3-0")),
+                ("entries-read", i(3)),
+                ("lag", nb()),
+            ]),
+            m(vec![
+                ("name", b("mid")),
+                ("consumers", i(1)),
+                ("pending", i(1)),
+                ("last-delivered-id", b("5-0")),
+                ("entries-read", i(5)),
+                ("lag", i(0)),
+            ]),
+        ]),
+    );
+}
+
+/// seen-time moves on every read or claim attempt, even one that gets nothing; active-time only when an entry is handed over; CREATECONSUMER of an existing consumer changes nothing.
+#[test]
+fn seen_and_active_times() {
+    let mut t = T::new();
+    t.ok("XADD s 1-0 f v", b("1-0"));
+    t.ok("XGROUP CREATE s g 0", st("OK"));
+    t.ok("XREADGROUP GROUP g a STREAMS s >", a(vec![a(vec![b("s"), a(vec![e("1-0", &["f", "v"])])])]));
+    t.ok("XGROUP CREATECONSUMER s g b", i(1));
+    t.ok("XGROUP CREATECONSUMER s g c", i(1));
+    t.ok("XGROUP CREATECONSUMER s g d", i(1));
+    t.sleep(100);
+    t.ok("XCLAIM s g b 100000 1-0", a(vec![]));
+    t.ok("XAUTOCLAIM s g c 100000 0", a(vec![b("0-0"), a(vec![]), a(vec![])]));
+    t.ok("XGROUP CREATECONSUMER s g d", i(0));
+    t.ok("XPENDING s g - + 10 d", a(vec![]));
+    t.ok(
+        "XINFO CONSUMERS s g",
+        a(vec![
+            m(vec![("name", b("a")), ("pending", i(1)), ("idle", i(100)), ("inactive", i(100))]),
+            m(vec![("name", b("b")), ("pending", i(0)), ("idle", i(0)), ("inactive", i(-1))]),
+            m(vec![("name", b("c")), ("pending", i(0)), ("idle", i(0)), ("inactive", i(-1))]),
+            m(vec![("name", b("d")), ("pending", i(0)), ("idle", i(100)), ("inactive", i(-1))]),
+        ]),
+    );
+    t.sleep(100);
+    t.ok("XCLAIM s g b 0 9-0 FORCE", a(vec![]));
+    t.ok("XREADGROUP GROUP g c STREAMS s 0", a(vec![a(vec![b("s"), a(vec![])])]));
+    t.ok(
+        "XINFO CONSUMERS s g",
+        a(vec![
+            m(vec![("name", b("a")), ("pending", i(1)), ("idle", i(200)), ("inactive", i(200))]),
+            m(vec![("name", b("b")), ("pending", i(0)), ("idle", i(0)), ("inactive", i(-1))]),
+            m(vec![("name", b("c")), ("pending", i(0)), ("idle", i(0)), ("inactive", i(-1))]),
+            m(vec![("name", b("d")), ("pending", i(0)), ("idle", i(200)), ("inactive", i(-1))]),
+        ]),
+    );
+}
