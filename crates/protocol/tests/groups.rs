@@ -2291,19 +2291,21 @@ fn xinfo_subcommands() {
     t.ok("XGROUP CREATECONSUMER s g z", i(1));
     t.sleep(100);
     t.ok("XDEL s 1-0 12-0", i(2));
+    t.ok("XADD s 13-0 f v13", b("13-0"));
+    t.ok("XADD s 14-0 f v14", b("14-0"));
     t.ok(
         "XINFO STREAM s",
         m(vec![
-            ("length", i(10)),
+            ("length", i(12)),
             ("radix-tree-keys", i(1)),
             ("radix-tree-nodes", i(2)),
-            ("last-generated-id", b("12-0")),
+            ("last-generated-id", b("14-0")),
             ("max-deleted-entry-id", b("12-0")),
-            ("entries-added", i(12)),
+            ("entries-added", i(14)),
             ("recorded-first-entry-id", b("2-0")),
             ("groups", i(2)),
             ("first-entry", e("2-0", &["f", "v2"])),
-            ("last-entry", e("11-0", &["f", "v11"])),
+            ("last-entry", e("14-0", &["f", "v14"])),
         ]),
     );
     t.ok(
@@ -2339,12 +2341,12 @@ fn xinfo_subcommands() {
     t.ok(
         "XINFO STREAM s FULL COUNT 1",
         m(vec![
-            ("length", i(10)),
+            ("length", i(12)),
             ("radix-tree-keys", i(1)),
             ("radix-tree-nodes", i(2)),
-            ("last-generated-id", b("12-0")),
+            ("last-generated-id", b("14-0")),
             ("max-deleted-entry-id", b("12-0")),
-            ("entries-added", i(12)),
+            ("entries-added", i(14)),
             ("recorded-first-entry-id", b("2-0")),
             ("entries", a(vec![e("2-0", &["f", "v2"])])),
             (
@@ -2397,213 +2399,114 @@ fn xinfo_subcommands() {
             ),
         ]),
     );
-    t.ok(
-        "XINFO STREAM s full count -1",
-        m(vec![
-            ("length", i(10)),
-            ("radix-tree-keys", i(1)),
-            ("radix-tree-nodes", i(2)),
-            ("last-generated-id", b("12-0")),
-            ("max-deleted-entry-id", b("12-0")),
-            ("entries-added", i(12)),
-            ("recorded-first-entry-id", b("2-0")),
-            (
-                "entries",
-                a(vec![
-                    e("2-0", &["f", "v2"]),
-                    e("3-0", &["f", "v3"]),
-                    e("4-0", &["f", "v4"]),
-                    e("5-0", &["f", "v5"]),
-                    e("6-0", &["f", "v6"]),
-                    e("7-0", &["f", "v7"]),
-                    e("8-0", &["f", "v8"]),
-                    e("9-0", &["f", "v9"]),
-                    e("10-0", &["f", "v10"]),
-                    e("11-0", &["f", "v11"]),
-                ]),
-            ),
-            (
-                "groups",
-                a(vec![
-                    m(vec![
-                        ("name", b("g")),
-                        ("last-delivered-id", b("6-0")),
-                        ("entries-read", i(6)),
-                        ("lag", nb()),
-                        ("pel-count", i(6)),
-                        (
-                            "pending",
-                            a(vec![
-                                a(vec![b("1-0"), b("a"), i(NOW), i(1)]),
-                                a(vec![b("2-0"), b("a"), i(NOW), i(1)]),
-                                a(vec![b("3-0"), b("a"), i(NOW), i(1)]),
-                                a(vec![b("4-0"), b("b"), i(NOW + 100), i(1)]),
-                                a(vec![b("5-0"), b("b"), i(NOW + 100), i(1)]),
-                                a(vec![b("6-0"), b("b"), i(NOW + 100), i(1)]),
+    // A negative COUNT means the default, 10.
+    let first_ten = m(vec![
+        ("length", i(12)),
+        ("radix-tree-keys", i(1)),
+        ("radix-tree-nodes", i(2)),
+        ("last-generated-id", b("14-0")),
+        ("max-deleted-entry-id", b("12-0")),
+        ("entries-added", i(14)),
+        ("recorded-first-entry-id", b("2-0")),
+        (
+            "entries",
+            a(vec![
+                e("2-0", &["f", "v2"]),
+                e("3-0", &["f", "v3"]),
+                e("4-0", &["f", "v4"]),
+                e("5-0", &["f", "v5"]),
+                e("6-0", &["f", "v6"]),
+                e("7-0", &["f", "v7"]),
+                e("8-0", &["f", "v8"]),
+                e("9-0", &["f", "v9"]),
+                e("10-0", &["f", "v10"]),
+                e("11-0", &["f", "v11"]),
+            ]),
+        ),
+        (
+            "groups",
+            a(vec![
+                m(vec![
+                    ("name", b("g")),
+                    ("last-delivered-id", b("6-0")),
+                    ("entries-read", i(6)),
+                    ("lag", nb()),
+                    ("pel-count", i(6)),
+                    (
+                        "pending",
+                        a(vec![
+                            a(vec![b("1-0"), b("a"), i(NOW), i(1)]),
+                            a(vec![b("2-0"), b("a"), i(NOW), i(1)]),
+                            a(vec![b("3-0"), b("a"), i(NOW), i(1)]),
+                            a(vec![b("4-0"), b("b"), i(NOW + 100), i(1)]),
+                            a(vec![b("5-0"), b("b"), i(NOW + 100), i(1)]),
+                            a(vec![b("6-0"), b("b"), i(NOW + 100), i(1)]),
+                        ]),
+                    ),
+                    (
+                        "consumers",
+                        a(vec![
+                            m(vec![
+                                ("name", b("a")),
+                                ("seen-time", i(NOW)),
+                                ("active-time", i(NOW)),
+                                ("pel-count", i(3)),
+                                (
+                                    "pending",
+                                    a(vec![
+                                        a(vec![b("1-0"), i(NOW), i(1)]),
+                                        a(vec![b("2-0"), i(NOW), i(1)]),
+                                        a(vec![b("3-0"), i(NOW), i(1)]),
+                                    ]),
+                                ),
                             ]),
-                        ),
-                        (
-                            "consumers",
-                            a(vec![
-                                m(vec![
-                                    ("name", b("a")),
-                                    ("seen-time", i(NOW)),
-                                    ("active-time", i(NOW)),
-                                    ("pel-count", i(3)),
-                                    (
-                                        "pending",
-                                        a(vec![
-                                            a(vec![b("1-0"), i(NOW), i(1)]),
-                                            a(vec![b("2-0"), i(NOW), i(1)]),
-                                            a(vec![b("3-0"), i(NOW), i(1)]),
-                                        ]),
-                                    ),
-                                ]),
-                                m(vec![
-                                    ("name", b("b")),
-                                    ("seen-time", i(NOW + 100)),
-                                    ("active-time", i(NOW + 100)),
-                                    ("pel-count", i(3)),
-                                    (
-                                        "pending",
-                                        a(vec![
-                                            a(vec![b("4-0"), i(NOW + 100), i(1)]),
-                                            a(vec![b("5-0"), i(NOW + 100), i(1)]),
-                                            a(vec![b("6-0"), i(NOW + 100), i(1)]),
-                                        ]),
-                                    ),
-                                ]),
-                                m(vec![
-                                    ("name", b("z")),
-                                    ("seen-time", i(NOW + 200)),
-                                    ("active-time", i(-1)),
-                                    ("pel-count", i(0)),
-                                    ("pending", a(vec![])),
-                                ]),
+                            m(vec![
+                                ("name", b("b")),
+                                ("seen-time", i(NOW + 100)),
+                                ("active-time", i(NOW + 100)),
+                                ("pel-count", i(3)),
+                                (
+                                    "pending",
+                                    a(vec![
+                                        a(vec![b("4-0"), i(NOW + 100), i(1)]),
+                                        a(vec![b("5-0"), i(NOW + 100), i(1)]),
+                                        a(vec![b("6-0"), i(NOW + 100), i(1)]),
+                                    ]),
+                                ),
                             ]),
-                        ),
-                    ]),
-                    m(vec![
-                        ("name", b("h")),
-                        ("last-delivered-id", b("5-0")),
-                        ("entries-read", nb()),
-                        ("lag", nb()),
-                        ("pel-count", i(0)),
-                        ("pending", a(vec![])),
-                        ("consumers", a(vec![])),
-                    ]),
-                ]),
-            ),
-        ]),
-    );
-    t.ok(
-        "XINFO STREAM s FULL",
-        m(vec![
-            ("length", i(10)),
-            ("radix-tree-keys", i(1)),
-            ("radix-tree-nodes", i(2)),
-            ("last-generated-id", b("12-0")),
-            ("max-deleted-entry-id", b("12-0")),
-            ("entries-added", i(12)),
-            ("recorded-first-entry-id", b("2-0")),
-            (
-                "entries",
-                a(vec![
-                    e("2-0", &["f", "v2"]),
-                    e("3-0", &["f", "v3"]),
-                    e("4-0", &["f", "v4"]),
-                    e("5-0", &["f", "v5"]),
-                    e("6-0", &["f", "v6"]),
-                    e("7-0", &["f", "v7"]),
-                    e("8-0", &["f", "v8"]),
-                    e("9-0", &["f", "v9"]),
-                    e("10-0", &["f", "v10"]),
-                    e("11-0", &["f", "v11"]),
-                ]),
-            ),
-            (
-                "groups",
-                a(vec![
-                    m(vec![
-                        ("name", b("g")),
-                        ("last-delivered-id", b("6-0")),
-                        ("entries-read", i(6)),
-                        ("lag", nb()),
-                        ("pel-count", i(6)),
-                        (
-                            "pending",
-                            a(vec![
-                                a(vec![b("1-0"), b("a"), i(NOW), i(1)]),
-                                a(vec![b("2-0"), b("a"), i(NOW), i(1)]),
-                                a(vec![b("3-0"), b("a"), i(NOW), i(1)]),
-                                a(vec![b("4-0"), b("b"), i(NOW + 100), i(1)]),
-                                a(vec![b("5-0"), b("b"), i(NOW + 100), i(1)]),
-                                a(vec![b("6-0"), b("b"), i(NOW + 100), i(1)]),
+                            m(vec![
+                                ("name", b("z")),
+                                ("seen-time", i(NOW + 200)),
+                                ("active-time", i(-1)),
+                                ("pel-count", i(0)),
+                                ("pending", a(vec![])),
                             ]),
-                        ),
-                        (
-                            "consumers",
-                            a(vec![
-                                m(vec![
-                                    ("name", b("a")),
-                                    ("seen-time", i(NOW)),
-                                    ("active-time", i(NOW)),
-                                    ("pel-count", i(3)),
-                                    (
-                                        "pending",
-                                        a(vec![
-                                            a(vec![b("1-0"), i(NOW), i(1)]),
-                                            a(vec![b("2-0"), i(NOW), i(1)]),
-                                            a(vec![b("3-0"), i(NOW), i(1)]),
-                                        ]),
-                                    ),
-                                ]),
-                                m(vec![
-                                    ("name", b("b")),
-                                    ("seen-time", i(NOW + 100)),
-                                    ("active-time", i(NOW + 100)),
-                                    ("pel-count", i(3)),
-                                    (
-                                        "pending",
-                                        a(vec![
-                                            a(vec![b("4-0"), i(NOW + 100), i(1)]),
-                                            a(vec![b("5-0"), i(NOW + 100), i(1)]),
-                                            a(vec![b("6-0"), i(NOW + 100), i(1)]),
-                                        ]),
-                                    ),
-                                ]),
-                                m(vec![
-                                    ("name", b("z")),
-                                    ("seen-time", i(NOW + 200)),
-                                    ("active-time", i(-1)),
-                                    ("pel-count", i(0)),
-                                    ("pending", a(vec![])),
-                                ]),
-                            ]),
-                        ),
-                    ]),
-                    m(vec![
-                        ("name", b("h")),
-                        ("last-delivered-id", b("5-0")),
-                        ("entries-read", nb()),
-                        ("lag", nb()),
-                        ("pel-count", i(0)),
-                        ("pending", a(vec![])),
-                        ("consumers", a(vec![])),
-                    ]),
+                        ]),
+                    ),
                 ]),
-            ),
-        ]),
-    );
+                m(vec![
+                    ("name", b("h")),
+                    ("last-delivered-id", b("5-0")),
+                    ("entries-read", nb()),
+                    ("lag", nb()),
+                    ("pel-count", i(0)),
+                    ("pending", a(vec![])),
+                    ("consumers", a(vec![])),
+                ]),
+            ]),
+        ),
+    ]);
+    t.ok("XINFO STREAM s full count -1", first_ten.clone());
+    t.ok("XINFO STREAM s FULL", first_ten);
     t.ok(
         "XINFO STREAM s FULL COUNT 0",
         m(vec![
-            ("length", i(10)),
+            ("length", i(12)),
             ("radix-tree-keys", i(1)),
             ("radix-tree-nodes", i(2)),
-            ("last-generated-id", b("12-0")),
+            ("last-generated-id", b("14-0")),
             ("max-deleted-entry-id", b("12-0")),
-            ("entries-added", i(12)),
+            ("entries-added", i(14)),
             ("recorded-first-entry-id", b("2-0")),
             (
                 "entries",
@@ -2618,6 +2521,8 @@ fn xinfo_subcommands() {
                     e("9-0", &["f", "v9"]),
                     e("10-0", &["f", "v10"]),
                     e("11-0", &["f", "v11"]),
+                    e("13-0", &["f", "v13"]),
+                    e("14-0", &["f", "v14"]),
                 ]),
             ),
             (
@@ -2698,12 +2603,12 @@ fn xinfo_subcommands() {
     t.ok(
         "XINFO STREAM s FULL COUNT 2",
         m(vec![
-            ("length", i(10)),
+            ("length", i(12)),
             ("radix-tree-keys", i(1)),
             ("radix-tree-nodes", i(2)),
-            ("last-generated-id", b("12-0")),
+            ("last-generated-id", b("14-0")),
             ("max-deleted-entry-id", b("12-0")),
-            ("entries-added", i(12)),
+            ("entries-added", i(14)),
             ("recorded-first-entry-id", b("2-0")),
             ("entries", a(vec![e("2-0", &["f", "v2"]), e("3-0", &["f", "v3"])])),
             (
@@ -2771,16 +2676,16 @@ fn xinfo_subcommands() {
     t.ok(
         "XINFO STREAM s",
         m(vec![
-            ("length", i(10)),
+            ("length", i(12)),
             ("radix-tree-keys", i(1)),
             ("radix-tree-nodes", i(2)),
-            ("last-generated-id", b("12-0")),
+            ("last-generated-id", b("14-0")),
             ("max-deleted-entry-id", b("12-0")),
-            ("entries-added", i(12)),
+            ("entries-added", i(14)),
             ("recorded-first-entry-id", b("2-0")),
             ("groups", i(2)),
             ("first-entry", e("2-0", &["f", "v2"])),
-            ("last-entry", e("11-0", &["f", "v11"])),
+            ("last-entry", e("14-0", &["f", "v14"])),
         ]),
     );
     t.ok(
