@@ -8,7 +8,7 @@
 //! wakes blocked readers of the key without touching it.
 
 use streamlab_engine::{
-    AutoClaimOptions, ClaimOptions, ConsumerName, Group, IdMode, Pending, RefPolicy, Stream, StreamId,
+    AutoClaimOptions, ClaimOptions, ConsumerName, DeleteOutcome, Group, IdMode, Pending, RefPolicy, Stream, StreamId,
 };
 
 use super::read::{parse_read_args, streams_reply, ReadId};
@@ -207,19 +207,6 @@ fn count_limit(count: u64) -> usize {
     }
 }
 
-/// Reads a deletion-policy keyword (Redis 8.2).
-fn ref_policy(arg: &[u8]) -> Option<RefPolicy> {
-    if is(arg, "KEEPREF") {
-        Some(RefPolicy::KeepRef)
-    } else if is(arg, "DELREF") {
-        Some(RefPolicy::DelRef)
-    } else if is(arg, "ACKED") {
-        Some(RefPolicy::Acked)
-    } else {
-        None
-    }
-}
-
 /// Parses the `[KEEPREF | DELREF | ACKED] IDS numids id [id ...]` tail shared by XACKDEL and
 /// XDELEX, from `args[from]` on, in Redis's order: the policy and the `IDS` block may come in
 /// any order; a second policy, an unknown token or a surplus argument is a syntax error;
@@ -242,7 +229,7 @@ pub(crate) fn parse_ids_block(args: &[Vec<u8>], from: usize) -> Result<(RefPolic
             }
             ids = Some(&args[first..first + n]);
             i = first + n;
-        } else if let Some(p) = ref_policy(arg) {
+        } else if let Some(p) = super::streams::policy_keyword(arg) {
             if policy.is_some() {
                 return Err(CmdError::Syntax);
             }
@@ -656,9 +643,9 @@ fn xackdel(ctx: &mut Ctx<'_>, args: &[Vec<u8>]) -> Result<Outcome, CmdError> {
         .into_iter()
         .map(|id| {
             Reply::Integer(match stream.ack_and_delete(group, id, policy) {
-                streamlab_engine::DeleteOutcome::Deleted => 1,
-                streamlab_engine::DeleteOutcome::NotFound => -1,
-                streamlab_engine::DeleteOutcome::Referenced => 2,
+                DeleteOutcome::Deleted => 1,
+                DeleteOutcome::NotFound => -1,
+                DeleteOutcome::Referenced => 2,
             })
         })
         .collect();
