@@ -285,7 +285,6 @@ fn xgroup(ctx: &mut Ctx<'_>, args: &[Vec<u8>]) -> Result<Outcome, CmdError> {
     if stream.is_none() && !mkstream {
         return Err(Msg::XgroupNeedsKey.into());
     }
-    let no_group = || CmdError::NoGroupForKey { key: key.clone(), group: group.clone() };
 
     if create {
         if args.len() > 8 {
@@ -316,7 +315,7 @@ fn xgroup(ctx: &mut Ctx<'_>, args: &[Vec<u8>]) -> Result<Outcome, CmdError> {
         return Ok(Reply::Integer(i64::from(destroyed)).into());
     }
     if stream.group(group).is_none() {
-        return Err(no_group());
+        return Err(CmdError::NoGroupForKey { key: key.clone(), group: group.clone() });
     }
     if setid {
         if args.len() != 5 && args.len() != 7 {
