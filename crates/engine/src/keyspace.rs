@@ -218,8 +218,9 @@ impl Keyspace {
     }
 
     /// Records that readers blocked on a key should look again (new entries, a destroyed
-    /// group). This alone is not a change for WATCH: callers that change the key also
-    /// [`touch`](Keyspace::touch) it.
+    /// group). This alone is not a change for WATCH — Redis wakes the readers of a group that
+    /// XGROUP DESTROY removed, yet WATCH does not see group changes — so callers that change
+    /// the key's entries also [`touch`](Keyspace::touch) it.
     pub fn signal_ready(&mut self, key: &[u8]) {
         self.ready.push(key.to_vec());
     }
@@ -247,5 +248,23 @@ impl Keyspace {
             }
         }
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn waking_readers_is_not_a_change() {
+        let mut db = Keyspace::new();
+        db.stream_or_create(b"s").unwrap();
+        db.signal_ready(b"s");
+        assert_eq!(db.take_ready(), vec![b"s".to_vec()]);
+        assert!(db.take_touched().is_empty());
+        // Removing the key is both.
+        db.remove(b"s");
+        assert_eq!(db.take_ready(), vec![b"s".to_vec()]);
+        assert_eq!(db.take_touched(), vec![b"s".to_vec()]);
     }
 }

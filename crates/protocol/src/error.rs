@@ -199,6 +199,11 @@ pub enum Msg {
     ExpireGtAndLt,
     /// CONFIG REWRITE without a config file.
     NoConfigFile,
+    /// BLOCK so large that the deadline would overflow.
+    TimeoutOutOfRange,
+    /// XAUTOCLAIM COUNT accepted by the parser but too large for the reply buffers Redis
+    /// allocates up front.
+    XautoclaimCountTooHigh,
 }
 
 impl Msg {
@@ -264,6 +269,10 @@ impl Msg {
             Msg::ExpireNxAndOthers => "ERR NX and XX, GT or LT options at the same time are not compatible",
             Msg::ExpireGtAndLt => "ERR GT and LT options at the same time are not compatible",
             Msg::NoConfigFile => "ERR The server is running without a config file",
+            Msg::TimeoutOutOfRange => "ERR timeout is out of range",
+            Msg::XautoclaimCountTooHigh => {
+                "ERR Insufficient memory, failed allocating transient memory, COUNT too high."
+            }
         }
     }
 }

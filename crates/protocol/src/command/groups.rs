@@ -1,16 +1,19 @@
-//! Consumer-group commands: XGROUP, XACK, XACKDEL, XPENDING, XCLAIM, XAUTOCLAIM, XINFO.
-//! (XREADGROUP shares its parser with XREAD in `read.rs`.)
+//! Consumer-group commands: XGROUP, XREADGROUP, XACK, XPENDING, XCLAIM, XAUTOCLAIM, XACKDEL
+//! and XINFO.
 //!
-//! Group bookkeeping (creating groups and consumers, deliveries, acks, claims) does not count
-//! as a change of the key for WATCH: Redis 8.2.3 lets a watched transaction run after any of
-//! them (see `tests/transcripts/multi.txt`). Only XACKDEL, which can delete entries, does.
+//! WATCH: Redis does not count changes to groups, consumers or PELs as changes of the key
+//! (measured on 8.2.3: XGROUP CREATE/SETID/DESTROY/CREATECONSUMER/DELCONSUMER, XREADGROUP,
+//! XACK, XCLAIM and XAUTOCLAIM leave a WATCH intact). Only creating the key
+//! (`XGROUP CREATE ... MKSTREAM`) and deleting entries (XACKDEL) touch it. XGROUP DESTROY
+//! wakes blocked readers of the key without touching it.
 
-use streamlab_engine::{AutoClaimOptions, ClaimOptions, Entry, IdMode, Stream, StreamId};
+use streamlab_engine::{AutoClaimOptions, ClaimOptions, ConsumerName, Group, IdMode, Pending, Stream, StreamId};
 
+use super::read::{parse_read_args, streams_reply, ReadId};
 use super::streams::{outcome_code, PolicyIds};
 use super::{
-    entry_reply, id_reply, is, parse_bound, parse_int, parse_strict_id, BoundKind, CommandSpec, Ctx, Outcome, Run,
-    SubSpec,
+    entry_reply, fields_reply, id_reply, is, parse_bound, parse_int, parse_int_or, parse_strict_id, Block, BoundKind,
+    CommandSpec, Ctx, Outcome, Run, SubSpec,
 };
 use crate::error::{CmdError, Msg};
 use crate::reply::Reply;
@@ -21,19 +24,50 @@ pub const COMMANDS: &[CommandSpec] = &[
         name: "xgroup",
         arity: -2,
         write: true,
-        syntax: "<CREATE | SETID | DESTROY | CREATECONSUMER | DELCONSUMER | HELP> ...",
+        syntax: "<CREATE | SETID | DESTROY | CREATECONSUMER | DELCONSUMER | HELP> [arguments]",
         summary: "A container for consumer groups commands.",
         since: "5.0.0",
         group: "stream",
         subcommands: &[
-            SubSpec { name: "create", arity: -5, syntax: "key group <id | $> [MKSTREAM] [ENTRIESREAD entries-read]", summary: "Creates a consumer group." },
-            SubSpec { name: "setid", arity: -5, syntax: "key group <id | $> [ENTRIESREAD entries-read]", summary: "Sets the last-delivered ID of a consumer group." },
+            SubSpec {
+                name: "create",
+                arity: -5,
+                syntax: "key group <id | $> [MKSTREAM] [ENTRIESREAD entries-read]",
+                summary: "Creates a consumer group.",
+            },
+            SubSpec {
+                name: "setid",
+                arity: -5,
+                syntax: "key group <id | $> [ENTRIESREAD entries-read]",
+                summary: "Sets the last-delivered ID of a consumer group.",
+            },
             SubSpec { name: "destroy", arity: 4, syntax: "key group", summary: "Destroys a consumer group." },
-            SubSpec { name: "createconsumer", arity: 5, syntax: "key group consumer", summary: "Creates a consumer in a consumer group." },
-            SubSpec { name: "delconsumer", arity: 5, syntax: "key group consumer", summary: "Deletes a consumer from a consumer group." },
+            SubSpec {
+                name: "createconsumer",
+                arity: 5,
+                syntax: "key group consumer",
+                summary: "Creates a consumer in a consumer group.",
+            },
+            SubSpec {
+                name: "delconsumer",
+                arity: 5,
+                syntax: "key group consumer",
+                summary: "Deletes a consumer from a consumer group.",
+            },
             SubSpec { name: "help", arity: 2, syntax: "", summary: "Returns helpful text about the different subcommands." },
         ],
         run: Run::Data(xgroup),
+    },
+    CommandSpec {
+        name: "xreadgroup",
+        arity: -7,
+        write: true,
+        syntax: "GROUP group consumer [COUNT count] [BLOCK milliseconds] [NOACK] STREAMS key [key ...] id [id ...]",
+        summary: "Returns new or historical messages from a stream for a consumer in a group. Blocks until a message is available otherwise.",
+        since: "5.0.0",
+        group: "stream",
+        subcommands: &[],
+        run: Run::Data(xreadgroup),
     },
     CommandSpec {
         name: "xack",
@@ -45,17 +79,6 @@ pub const COMMANDS: &[CommandSpec] = &[
         group: "stream",
         subcommands: &[],
         run: Run::Data(xack),
-    },
-    CommandSpec {
-        name: "xackdel",
-        arity: -6,
-        write: true,
-        syntax: "key group [KEEPREF | DELREF | ACKED] IDS numids id [id ...]",
-        summary: "Acknowledges and conditionally deletes one or multiple entries for a stream consumer group.",
-        since: "8.2.0",
-        group: "stream",
-        subcommands: &[],
-        run: Run::Data(xackdel),
     },
     CommandSpec {
         name: "xpending",
@@ -91,23 +114,45 @@ pub const COMMANDS: &[CommandSpec] = &[
         run: Run::Data(xautoclaim),
     },
     CommandSpec {
+        name: "xackdel",
+        arity: -6,
+        write: true,
+        syntax: "key group [KEEPREF | DELREF | ACKED] IDS numids id [id ...]",
+        summary: "Acknowledges and conditionally deletes one or multiple entries for a stream consumer group.",
+        since: "8.2.0",
+        group: "stream",
+        subcommands: &[],
+        run: Run::Data(xackdel),
+    },
+    CommandSpec {
         name: "xinfo",
         arity: -2,
         write: false,
-        syntax: "<CONSUMERS | GROUPS | STREAM | HELP> ...",
+        syntax: "<STREAM | GROUPS | CONSUMERS | HELP> [arguments]",
         summary: "A container for stream introspection commands.",
         since: "5.0.0",
         group: "stream",
         subcommands: &[
-            SubSpec { name: "consumers", arity: 4, syntax: "key group", summary: "Returns a list of the consumers in a consumer group." },
+            SubSpec {
+                name: "stream",
+                arity: -3,
+                syntax: "key [FULL [COUNT count]]",
+                summary: "Returns information about a stream.",
+            },
             SubSpec { name: "groups", arity: 3, syntax: "key", summary: "Returns a list of the consumer groups of a stream." },
-            SubSpec { name: "stream", arity: -3, syntax: "key [FULL [COUNT count]]", summary: "Returns information about a stream." },
+            SubSpec {
+                name: "consumers",
+                arity: 4,
+                syntax: "key group",
+                summary: "Returns a list of the consumers in a consumer group.",
+            },
             SubSpec { name: "help", arity: 2, syntax: "", summary: "Returns helpful text about the different subcommands." },
         ],
         run: Run::Data(xinfo),
     },
 ];
 
+/// The lines of `XGROUP HELP`, as Redis 8.2 sends them.
 const XGROUP_HELP: &[&str] = &[
     "XGROUP <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
     "CREATE <key> <groupname> <id|$> [option]",
@@ -128,6 +173,7 @@ const XGROUP_HELP: &[&str] = &[
     "    Print this help.",
 ];
 
+/// The lines of `XINFO HELP`, as Redis 8.2 sends them (the unbalanced bracket included).
 const XINFO_HELP: &[&str] = &[
     "XINFO <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
     "CONSUMERS <key> <groupname>",
@@ -140,153 +186,221 @@ const XINFO_HELP: &[&str] = &[
     "    Print this help.",
 ];
 
-fn help(lines: &[&str]) -> Outcome {
-    Reply::Array(lines.iter().map(|l| Reply::Status((*l).to_owned())).collect()).into()
+fn help_reply(lines: &[&str]) -> Outcome {
+    Reply::Array(lines.iter().map(|line| Reply::Status((*line).to_owned())).collect()).into()
 }
 
 fn int(n: u64) -> Reply {
     Reply::Integer(i64::try_from(n).unwrap_or(i64::MAX))
 }
 
+/// `None` (an unknown counter) is a null bulk string, as Redis shows entries-read and lag.
 fn opt_int(n: Option<u64>) -> Reply {
     n.map_or(Reply::NullBulk, int)
 }
 
+fn count_limit(count: u64) -> usize {
+    match count {
+        0 => usize::MAX,
+        n => usize::try_from(n).unwrap_or(usize::MAX),
+    }
+}
+
 // ----- XGROUP -------------------------------------------------------------------------------
 
+/// XGROUP's order: HELP; the options after the id (`MKSTREAM` for CREATE, `ENTRIESREAD n`
+/// for CREATE and SETID); the key's type; the key's existence (unless MKSTREAM); the group's
+/// existence (SETID, CREATECONSUMER, DELCONSUMER); the argument count CREATE (at most 8) and
+/// SETID (5 or 7) accept; the id; then the change.
 fn xgroup(ctx: &mut Ctx<'_>, args: &[Vec<u8>]) -> Result<Outcome, CmdError> {
-    let sub = args[1].to_ascii_lowercase();
-    if sub == b"help" {
-        return Ok(help(XGROUP_HELP));
+    let sub = &args[1];
+    if is(sub, "HELP") {
+        return Ok(help_reply(XGROUP_HELP));
     }
-    let syntax = || CmdError::SubcommandSyntax { command: "XGROUP".into(), sub: args[1].clone() };
-    let (key, group) = (&args[2], &args[3]);
-    // Options come first, then the key, then the group: Redis reports errors in that order.
-    let (mut mkstream, mut entries_read) = (false, None);
+    let create = is(sub, "CREATE");
+    let setid = is(sub, "SETID");
+    let syntax = || CmdError::SubcommandSyntax { command: "XGROUP".to_owned(), sub: sub.clone() };
+
+    let mut mkstream = false;
+    let mut entries_read: Option<i64> = None;
     let mut i = 5;
     while i < args.len() {
-        if sub == b"create" && is(&args[i], "MKSTREAM") {
+        if create && is(&args[i], "MKSTREAM") {
             mkstream = true;
             i += 1;
-        } else if (sub == b"create" || sub == b"setid") && is(&args[i], "ENTRIESREAD") && i + 1 < args.len() {
+        } else if (create || setid) && is(&args[i], "ENTRIESREAD") && i + 1 < args.len() {
             let n = parse_int(&args[i + 1])?;
             if n < 0 && n != -1 {
                 return Err(Msg::EntriesReadNegative.into());
             }
-            entries_read = u64::try_from(n).ok();
+            entries_read = Some(n);
             i += 2;
         } else {
             return Err(syntax());
         }
     }
-    let exists = ctx.db.stream(key)?.is_some();
-    if !exists && !mkstream {
+    // -1 means "unknown", like leaving ENTRIESREAD out.
+    let entries_read = entries_read.and_then(|n| u64::try_from(n).ok());
+
+    let key = &args[2];
+    let group = &args[3];
+    let stream = ctx.db.stream(key)?;
+    if stream.is_none() && !mkstream {
         return Err(Msg::XgroupNeedsKey.into());
     }
-    // Each subcommand takes a bounded number of arguments; the excess is only noticed here,
-    // after the options and the key were checked.
-    let fits = match sub.as_slice() {
-        b"create" => args.len() <= 8,
-        b"setid" => args.len() == 5 || args.len() == 7,
-        _ => true,
-    };
-    let no_group = || CmdError::NoGroupForKey { key: key.clone(), group: group.clone() };
-    let has_group = ctx.db.stream(key)?.is_some_and(|s| s.group(group).is_some());
-    let reply = match sub.as_slice() {
-        b"create" => {
-            if !fits {
-                return Err(syntax());
-            }
-            let last = ctx.db.stream(key)?.map_or(StreamId::MIN, Stream::last_id);
-            let id = if args[4].as_slice() == b"$" { last } else { parse_strict_id(&args[4])? };
-            if has_group {
-                return Err(CmdError::BusyGroup);
-            }
-            ctx.db.stream_or_create(key)?.create_group(group, id, entries_read);
-            Reply::ok()
-        }
-        b"setid" => {
-            if !has_group {
-                return Err(no_group());
-            }
-            if !fits {
-                return Err(syntax());
-            }
-            let stream = ctx.db.stream_mut(key)?.expect("stream exists");
-            let id = if args[4].as_slice() == b"$" {
-                stream.last_id()
-            } else {
-                StreamId::parse(&args[4], IdMode::Lenient, 0)?
-            };
-            stream.set_group_id(group, id, entries_read);
-            Reply::ok()
-        }
-        b"destroy" => {
-            let destroyed = ctx.db.stream_mut(key)?.expect("stream exists").destroy_group(group);
-            if destroyed {
-                ctx.db.signal_ready(key);
-            }
-            return Ok(Reply::Integer(i64::from(destroyed)).into());
-        }
-        b"createconsumer" => {
-            if !has_group {
-                return Err(no_group());
-            }
-            let stream = ctx.db.stream_mut(key)?.expect("stream exists");
-            let created = stream.group_mut(group).expect("group exists").create_consumer(&args[4], ctx.now);
-            return Ok(Reply::Integer(i64::from(created)).into());
-        }
-        b"delconsumer" => {
-            if !has_group {
-                return Err(no_group());
-            }
-            let stream = ctx.db.stream_mut(key)?.expect("stream exists");
-            let owned = stream.group_mut(group).expect("group exists").delete_consumer(&args[4]).unwrap_or(0);
-            return Ok(Reply::Integer(owned as i64).into());
-        }
-        _ => return Err(syntax()),
-    };
-    Ok(reply.into())
-}
 
-// ----- XACK / XACKDEL -----------------------------------------------------------------------
-
-fn xack(ctx: &mut Ctx<'_>, args: &[Vec<u8>]) -> Result<Outcome, CmdError> {
-    let (key, group) = (&args[1], &args[2]);
-    // A missing key or group answers 0 before the ids are parsed.
-    let Some(g) = ctx.db.stream_mut(key)?.and_then(|s| s.group_mut(group)) else {
-        return Ok(Reply::Integer(0).into());
-    };
-    let ids = args[3..].iter().map(|a| parse_strict_id(a)).collect::<Result<Vec<_>, _>>()?;
-    let acked = ids.into_iter().filter(|&id| g.remove_pending(id)).count();
-    Ok(Reply::Integer(acked as i64).into())
-}
-
-fn xackdel(ctx: &mut Ctx<'_>, args: &[Vec<u8>]) -> Result<Outcome, CmdError> {
-    let (key, group) = (&args[1], &args[2]);
-    ctx.db.stream(key)?;
-    let request = PolicyIds::parse(args, 3)?;
-    let Some(stream) = ctx.db.stream_mut(key)?.filter(|s| s.group(group).is_some()) else {
-        return Ok(request.all_missing().into());
-    };
-    let ids = request.parsed_ids()?;
-    let codes: Vec<Reply> =
-        ids.into_iter().map(|id| outcome_code(stream.ack_and_delete(group, id, request.policy))).collect();
-    if codes.contains(&Reply::Integer(1)) {
-        ctx.db.touch(key);
+    if create {
+        if args.len() > 8 {
+            return Err(syntax());
+        }
+        let id = match args[4].as_slice() {
+            b"$" => stream.map_or(StreamId::MIN, Stream::last_id),
+            other => parse_strict_id(other)?,
+        };
+        if stream.is_some_and(|s| s.group(group).is_some()) {
+            return Err(CmdError::BusyGroup);
+        }
+        if stream.is_none() {
+            ctx.db.stream_or_create(key)?;
+            ctx.db.touch(key);
+        }
+        let stream = ctx.db.stream_mut(key)?.expect("stream exists");
+        stream.create_group(group, id, entries_read);
+        return Ok(Reply::ok().into());
     }
-    Ok(Reply::Array(codes).into())
+
+    let stream = ctx.db.stream_mut(key)?.expect("existence checked");
+    if is(sub, "DESTROY") {
+        let destroyed = stream.destroy_group(group);
+        if destroyed {
+            ctx.db.signal_ready(key);
+        }
+        return Ok(Reply::Integer(i64::from(destroyed)).into());
+    }
+    if stream.group(group).is_none() {
+        return Err(CmdError::NoGroupForKey { key: key.clone(), group: group.clone() });
+    }
+    if setid {
+        if args.len() != 5 && args.len() != 7 {
+            return Err(syntax());
+        }
+        let id = match args[4].as_slice() {
+            b"$" => stream.last_id(),
+            other => StreamId::parse(other, IdMode::Lenient, 0)?,
+        };
+        stream.set_group_id(group, id, entries_read);
+        return Ok(Reply::ok().into());
+    }
+    let g = stream.group_mut(group).expect("group checked");
+    let consumer = &args[4];
+    if is(sub, "CREATECONSUMER") {
+        let created = g.create_consumer(consumer, ctx.now);
+        return Ok(Reply::Integer(i64::from(created)).into());
+    }
+    if is(sub, "DELCONSUMER") {
+        let owned = g.delete_consumer(consumer).unwrap_or(0);
+        return Ok(int(owned as u64).into());
+    }
+    Err(CmdError::UnknownSubcommand { command: "XGROUP".to_owned(), sub: sub.clone() })
+}
+
+// ----- XREADGROUP ---------------------------------------------------------------------------
+
+/// What XREADGROUP does with one stream once every stream has been checked.
+enum Serve {
+    New,
+    History(StreamId),
+}
+
+/// XREADGROUP: options (shared with XREAD), then every stream in order — its key's type, the
+/// key and group existing, its id — before anything is served.
+fn xreadgroup(ctx: &mut Ctx<'_>, args: &[Vec<u8>]) -> Result<Outcome, CmdError> {
+    let parsed = parse_read_args(args, true, ctx.now)?;
+    let (group, consumer) = parsed.group.expect("the parser insists on GROUP");
+    let mut plan = Vec::with_capacity(parsed.streams.len());
+    for stream in &parsed.streams {
+        let found = ctx.db.stream(stream.key)?;
+        if found.and_then(|s| s.group(group)).is_none() {
+            return Err(CmdError::NoGroupRead { key: stream.key.to_vec(), group: group.to_vec() });
+        }
+        let serve = match stream.id.clone()? {
+            ReadId::New => Serve::New,
+            ReadId::After(id) => Serve::History(id),
+            ReadId::Last | ReadId::LastEntry => unreachable!("the parser refuses $ and + for XREADGROUP"),
+        };
+        plan.push((stream.key, serve));
+    }
+
+    let now = ctx.now;
+    let mut served = Vec::new();
+    for (key, serve) in plan {
+        let stream = ctx.db.stream_mut(key)?.expect("checked above");
+        match serve {
+            Serve::New => {
+                if let Some(entries) = stream.read_group_new(group, consumer, parsed.count, parsed.no_ack, now) {
+                    served.push((key.to_vec(), Reply::Array(entries.into_iter().map(entry_reply).collect())));
+                }
+            }
+            Serve::History(after) => {
+                let history = stream.read_group_history(group, consumer, after, parsed.count, now);
+                // Nothing follows the largest id: Redis leaves such a stream out of the reply
+                // (it still marks the consumer seen), unlike an ordinary empty history.
+                if after != StreamId::MAX {
+                    let entries = history
+                        .into_iter()
+                        .map(|(id, fields)| {
+                            Reply::Array(vec![id_reply(id), fields.map_or(Reply::NullArray, fields_reply)])
+                        })
+                        .collect();
+                    served.push((key.to_vec(), Reply::Array(entries)));
+                }
+            }
+        }
+    }
+    if !served.is_empty() {
+        return Ok(streams_reply(ctx.resp3, served).into());
+    }
+    if parsed.block.is_some() {
+        return Ok(Outcome::Block(Block { keys: parsed.keys(), deadline: parsed.deadline(now), args: args.to_vec() }));
+    }
+    Ok(Reply::NullArray.into())
+}
+
+// ----- XACK ---------------------------------------------------------------------------------
+
+/// XACK: the key's type; a missing key or group answers 0 before the ids are looked at; then
+/// every id must parse before any is acknowledged.
+fn xack(ctx: &mut Ctx<'_>, args: &[Vec<u8>]) -> Result<Outcome, CmdError> {
+    let Some(stream) = ctx.db.stream_mut(&args[1])? else { return Ok(Reply::Integer(0).into()) };
+    let Some(group) = stream.group_mut(&args[2]) else { return Ok(Reply::Integer(0).into()) };
+    let ids = args[3..].iter().map(|a| parse_strict_id(a)).collect::<Result<Vec<_>, _>>()?;
+    let acked = ids.into_iter().filter(|&id| group.remove_pending(id)).count();
+    Ok(int(acked as u64).into())
 }
 
 // ----- XPENDING -----------------------------------------------------------------------------
 
+struct PendingRange<'a> {
+    min_idle: i64,
+    start: StreamId,
+    end: StreamId,
+    count: u64,
+    consumer: Option<&'a [u8]>,
+}
+
+/// How long ago an entry was delivered, never negative.
+fn idle(now: i64, since: i64) -> i64 {
+    now.saturating_sub(since).max(0)
+}
+
+/// XPENDING: argument count (3, or 6 to 9); `IDLE n` (then at least 8 arguments); count;
+/// start; end — all before the key's type and the group's existence.
 fn xpending(ctx: &mut Ctx<'_>, args: &[Vec<u8>]) -> Result<Outcome, CmdError> {
     let argc = args.len();
     if argc != 3 && !(6..=9).contains(&argc) {
         return Err(CmdError::Syntax);
     }
-    let mut range = None;
-    if argc >= 6 {
+    let range = if argc >= 6 {
         let mut at = 3;
         let mut min_idle = 0;
         if is(&args[3], "IDLE") {
@@ -294,305 +408,319 @@ fn xpending(ctx: &mut Ctx<'_>, args: &[Vec<u8>]) -> Result<Outcome, CmdError> {
             if argc < 8 {
                 return Err(CmdError::Syntax);
             }
-            at += 2;
+            at = 5;
         }
-        let count = parse_int(&args[at + 2])?.max(0) as u64;
+        let count = u64::try_from(parse_int(&args[at + 2])?).unwrap_or(0);
         let start = parse_bound(&args[at], BoundKind::Start)?;
         let end = parse_bound(&args[at + 1], BoundKind::End)?;
-        range = Some((min_idle, start, end, count, args.get(at + 3)));
-    }
+        // Arguments after the consumer are ignored, as in Redis.
+        let consumer = args.get(at + 3).map(Vec::as_slice);
+        Some(PendingRange { min_idle, start, end, count, consumer })
+    } else {
+        None
+    };
+
     let (key, group) = (&args[1], &args[2]);
     let g = ctx
         .db
         .stream(key)?
         .and_then(|s| s.group(group))
         .ok_or_else(|| CmdError::NoGroup { key: key.clone(), group: group.clone() })?;
-    let Some((min_idle, start, end, count, consumer)) = range else {
-        let pel = g.pel();
-        let (Some(first), Some(last)) = (pel.keys().next(), pel.keys().next_back()) else {
-            return Ok(Reply::Array(vec![Reply::Integer(0), Reply::NullBulk, Reply::NullBulk, Reply::NullArray]).into());
-        };
-        let per_consumer = g
-            .consumers()
-            .iter()
-            .filter(|(_, c)| !c.pending().is_empty())
-            .map(|(name, c)| Reply::Array(vec![Reply::bulk(name), Reply::bulk(c.pending().len().to_string())]))
-            .collect();
-        return Ok(Reply::Array(vec![
-            int(pel.len() as u64),
-            id_reply(*first),
-            id_reply(*last),
-            Reply::Array(per_consumer),
-        ])
-        .into());
-    };
-    let ids: Box<dyn Iterator<Item = StreamId>> = match consumer {
-        Some(name) => match g.consumer(name) {
-            Some(c) if start <= end => Box::new(c.pending().range(start..=end).copied()),
-            _ => Box::new(std::iter::empty()),
-        },
-        None if start <= end => Box::new(g.pel().range(start..=end).map(|(id, _)| *id)),
-        None => Box::new(std::iter::empty()),
-    };
+    let Some(range) = range else { return Ok(pending_summary(g).into()) };
+
     let now = ctx.now;
+    let ids: Box<dyn Iterator<Item = &StreamId>> = if range.start > range.end {
+        Box::new(std::iter::empty())
+    } else {
+        match range.consumer {
+            Some(name) => match g.consumer(name) {
+                Some(c) => Box::new(c.pending().range(range.start..=range.end)),
+                None => Box::new(std::iter::empty()),
+            },
+            None => Box::new(g.pel().range(range.start..=range.end).map(|(id, _)| id)),
+        }
+    };
     let rows = ids
-        .map(|id| (id, &g.pel()[&id]))
-        .map(|(id, p)| (id, p, (now - p.delivery_time).max(0)))
-        .filter(|(_, _, idle)| min_idle <= 0 || *idle >= min_idle)
-        .take(usize::try_from(count).unwrap_or(usize::MAX))
-        .map(|(id, p, idle)| {
-            Reply::Array(vec![id_reply(id), Reply::bulk(&*p.owner), Reply::Integer(idle), int(p.delivery_count)])
+        .map(|id| (*id, &g.pel()[id]))
+        .filter(|(_, p)| range.min_idle <= 0 || idle(now, p.delivery_time) >= range.min_idle)
+        .take(usize::try_from(range.count).unwrap_or(usize::MAX))
+        .map(|(id, p)| {
+            Reply::Array(vec![
+                id_reply(id),
+                Reply::Bulk(p.owner.to_vec()),
+                Reply::Integer(idle(now, p.delivery_time)),
+                int(p.delivery_count),
+            ])
         })
         .collect();
     Ok(Reply::Array(rows).into())
 }
 
-// ----- XCLAIM / XAUTOCLAIM ------------------------------------------------------------------
-
-fn claimed_reply(stream: &Stream, ids: Vec<StreamId>, just_id: bool) -> Reply {
-    Reply::Array(
-        ids.into_iter()
-            .filter_map(|id| if just_id { Some(id_reply(id)) } else { stream.get(id).map(entry_reply) })
-            .collect(),
-    )
+fn pending_summary(g: &Group) -> Reply {
+    let (Some((first, _)), Some((last, _))) = (g.pel().first_key_value(), g.pel().last_key_value()) else {
+        return Reply::Array(vec![Reply::Integer(0), Reply::NullBulk, Reply::NullBulk, Reply::NullArray]);
+    };
+    let per_consumer = g
+        .consumers()
+        .iter()
+        .filter(|(_, c)| !c.pending().is_empty())
+        .map(|(name, c)| {
+            Reply::Array(vec![Reply::Bulk(name.to_vec()), Reply::Bulk(c.pending().len().to_string().into_bytes())])
+        })
+        .collect();
+    Reply::Array(vec![int(g.pel().len() as u64), id_reply(*first), id_reply(*last), Reply::Array(per_consumer)])
 }
 
+// ----- XCLAIM -------------------------------------------------------------------------------
+
+/// XCLAIM: the key's type; the key and group existing; min-idle-time; the ids (up to the
+/// first argument that is not one); the options.
 fn xclaim(ctx: &mut Ctx<'_>, args: &[Vec<u8>]) -> Result<Outcome, CmdError> {
     let (key, group, consumer) = (&args[1], &args[2], &args[3]);
     if ctx.db.stream(key)?.and_then(|s| s.group(group)).is_none() {
         return Err(CmdError::NoGroup { key: key.clone(), group: group.clone() });
     }
-    let min_idle = super::parse_int_or(&args[4], Msg::XclaimMinIdle)?.max(0);
     let now = ctx.now;
+    let min_idle = parse_int_or(&args[4], Msg::XclaimMinIdle)?.max(0);
+    let mut i = 5;
     let mut ids = Vec::new();
-    let mut j = 5;
-    while j < args.len() {
-        match parse_strict_id(&args[j]) {
-            Ok(id) => ids.push(id),
-            Err(_) => break,
-        }
-        j += 1;
+    while let Some(id) = args.get(i).and_then(|a| parse_strict_id(a).ok()) {
+        ids.push(id);
+        i += 1;
     }
     let mut opts =
         ClaimOptions { min_idle, delivery_time: now, retry_count: None, force: false, just_id: false, last_id: None };
-    let mut delivery: Option<i64> = None;
-    while j < args.len() {
-        let more = j + 1 < args.len();
-        let opt = &args[j];
-        if is(opt, "FORCE") {
-            opts.force = true;
-        } else if is(opt, "JUSTID") {
-            opts.just_id = true;
-        } else if is(opt, "IDLE") && more {
-            j += 1;
-            delivery = Some(now.saturating_sub(super::parse_int_or(&args[j], Msg::XclaimIdle)?));
-        } else if is(opt, "TIME") && more {
-            j += 1;
-            delivery = Some(super::parse_int_or(&args[j], Msg::XclaimTime)?);
-        } else if is(opt, "RETRYCOUNT") && more {
-            j += 1;
-            // A negative count means "not given", as in Redis.
-            opts.retry_count = u64::try_from(super::parse_int_or(&args[j], Msg::XclaimRetryCount)?).ok();
-        } else if is(opt, "LASTID") && more {
-            j += 1;
-            opts.last_id = Some(parse_strict_id(&args[j])?);
-        } else {
-            return Err(CmdError::UnrecognizedXclaimOption(opt.clone()));
+    while i < args.len() {
+        let opt = &args[i];
+        let value = args.get(i + 1);
+        match value {
+            _ if is(opt, "FORCE") => opts.force = true,
+            _ if is(opt, "JUSTID") => opts.just_id = true,
+            Some(v) if is(opt, "IDLE") => {
+                opts.delivery_time = now.wrapping_sub(parse_int_or(v, Msg::XclaimIdle)?);
+                i += 1;
+            }
+            Some(v) if is(opt, "TIME") => {
+                opts.delivery_time = parse_int_or(v, Msg::XclaimTime)?;
+                i += 1;
+            }
+            Some(v) if is(opt, "RETRYCOUNT") => {
+                // A negative count is the same as none: the count is incremented as usual.
+                opts.retry_count = u64::try_from(parse_int_or(v, Msg::XclaimRetryCount)?).ok();
+                i += 1;
+            }
+            Some(v) if is(opt, "LASTID") => {
+                opts.last_id = Some(parse_strict_id(v)?);
+                i += 1;
+            }
+            _ => return Err(CmdError::UnrecognizedXclaimOption(opt.clone())),
         }
-        j += 1;
+        i += 1;
     }
-    // An out-of-range delivery time (negative, or in the future) is quietly taken as now.
-    opts.delivery_time = delivery.filter(|&t| (0..=now).contains(&t)).unwrap_or(now);
-    let stream = ctx.db.stream_mut(key)?.expect("stream exists");
+    if opts.delivery_time < 0 || opts.delivery_time > now {
+        opts.delivery_time = now;
+    }
+
+    let stream = ctx.db.stream_mut(key)?.expect("checked above");
     let claimed = stream.claim(group, consumer, &ids, opts, now);
-    let reply = claimed_reply(stream, claimed, opts.just_id);
-    Ok(reply.into())
+    Ok(Reply::Array(claimed_reply(stream, claimed, opts.just_id)).into())
 }
 
-/// The largest COUNT XAUTOCLAIM accepts (its scan budget is COUNT times ten).
+fn claimed_reply(stream: &Stream, ids: Vec<StreamId>, just_id: bool) -> Vec<Reply> {
+    ids.into_iter()
+        .map(|id| match (just_id, stream.get(id)) {
+            (false, Some(entry)) => entry_reply(entry),
+            _ => id_reply(id),
+        })
+        .collect()
+}
+
+// ----- XAUTOCLAIM ---------------------------------------------------------------------------
+
+/// The largest COUNT the XAUTOCLAIM parser accepts (Redis keeps `COUNT * 16` within a signed
+/// 64-bit size).
 const AUTOCLAIM_MAX_COUNT: i64 = i64::MAX / 16;
 
+/// Above this COUNT the reference server (8.2.3, x86-64) fails to allocate the 16-byte-per-id
+/// buffer it reserves up front and answers "Insufficient memory"; the exact limit depends on
+/// the host's free address space, this is the one measured there (`COUNT * 16` = 96 TiB).
+const AUTOCLAIM_ALLOCATABLE_COUNT: u64 = 6_597_069_766_656;
+
+/// XAUTOCLAIM: min-idle-time; start; options — all before the key's type and the group's
+/// existence; then the buffer allocation that a huge COUNT makes fail.
 fn xautoclaim(ctx: &mut Ctx<'_>, args: &[Vec<u8>]) -> Result<Outcome, CmdError> {
     let (key, group, consumer) = (&args[1], &args[2], &args[3]);
-    let min_idle = super::parse_int_or(&args[4], Msg::XautoclaimMinIdle)?.max(0);
+    let min_idle = parse_int_or(&args[4], Msg::XautoclaimMinIdle)?.max(0);
     let start = parse_bound(&args[5], BoundKind::Start)?;
-    let (mut count, mut just_id) = (100u64, false);
-    let mut j = 6;
-    while j < args.len() {
-        if is(&args[j], "COUNT") && j + 1 < args.len() {
-            count = parse_int(&args[j + 1])
+    let mut count = 100u64;
+    let mut just_id = false;
+    let mut i = 6;
+    while i < args.len() {
+        if is(&args[i], "COUNT") && i + 1 < args.len() {
+            let n = parse_int(&args[i + 1])
                 .ok()
                 .filter(|n| (1..=AUTOCLAIM_MAX_COUNT).contains(n))
-                .ok_or(Msg::XautoclaimCount)? as u64;
-            j += 2;
-        } else if is(&args[j], "JUSTID") {
+                .ok_or(Msg::XautoclaimCount)?;
+            count = n as u64;
+            i += 2;
+        } else if is(&args[i], "JUSTID") {
             just_id = true;
-            j += 1;
+            i += 1;
         } else {
             return Err(CmdError::Syntax);
         }
     }
-    let stream = ctx
-        .db
-        .stream_mut(key)?
-        .filter(|s| s.group(group).is_some())
-        .ok_or_else(|| CmdError::NoGroup { key: key.clone(), group: group.clone() })?;
+    if ctx.db.stream(key)?.and_then(|s| s.group(group)).is_none() {
+        return Err(CmdError::NoGroup { key: key.clone(), group: group.clone() });
+    }
+    if count > AUTOCLAIM_ALLOCATABLE_COUNT {
+        return Err(Msg::XautoclaimCountTooHigh.into());
+    }
+
+    let stream = ctx.db.stream_mut(key)?.expect("checked above");
     let result = stream.auto_claim(group, consumer, AutoClaimOptions { min_idle, start, count, just_id }, ctx.now);
-    let reply = Reply::Array(vec![
+    Ok(Reply::Array(vec![
         id_reply(result.next),
-        claimed_reply(stream, result.claimed, just_id),
+        Reply::Array(claimed_reply(stream, result.claimed, just_id)),
         Reply::Array(result.deleted.into_iter().map(id_reply).collect()),
-    ]);
-    Ok(reply.into())
+    ])
+    .into())
+}
+
+// ----- XACKDEL ------------------------------------------------------------------------------
+
+/// XACKDEL (Redis 8.2): the key's type; the options; a missing key or group answers -1 per
+/// id before the ids are looked at; then every id must parse before anything changes.
+fn xackdel(ctx: &mut Ctx<'_>, args: &[Vec<u8>]) -> Result<Outcome, CmdError> {
+    let (key, group) = (&args[1], &args[2]);
+    let exists = ctx.db.stream(key)?.map(|s| s.group(group).is_some());
+    let request = PolicyIds::parse(args, 3)?;
+    if exists != Some(true) {
+        return Ok(request.all_missing().into());
+    }
+    let ids = request.parsed_ids()?;
+    let stream = ctx.db.stream_mut(key)?.expect("checked above");
+    let before = stream.len();
+    let results = ids.into_iter().map(|id| outcome_code(stream.ack_and_delete(group, id, request.policy))).collect();
+    // Only removing entries counts as a change of the key; acknowledging alone does not.
+    if stream.len() != before {
+        ctx.db.touch(key);
+    }
+    Ok(Reply::Array(results).into())
 }
 
 // ----- XINFO --------------------------------------------------------------------------------
 
+fn pair(name: &str, value: Reply) -> (Reply, Reply) {
+    (Reply::bulk(name), value)
+}
+
+/// XINFO: HELP; the key (missing: `ERR no such key`; type); then the subcommand's own
+/// arguments.
 fn xinfo(ctx: &mut Ctx<'_>, args: &[Vec<u8>]) -> Result<Outcome, CmdError> {
-    let sub = args[1].to_ascii_lowercase();
-    if sub == b"help" {
-        return Ok(help(XINFO_HELP));
+    let sub = &args[1];
+    if is(sub, "HELP") {
+        return Ok(help_reply(XINFO_HELP));
     }
     let key = &args[2];
     let stream = ctx.db.stream(key)?.ok_or(CmdError::NoSuchKey)?;
     let now = ctx.now;
-    let reply = match sub.as_slice() {
-        b"consumers" => {
-            let group = stream
-                .group(&args[3])
-                .ok_or_else(|| CmdError::NoGroupForKey { key: key.clone(), group: args[3].clone() })?;
-            Reply::Array(
-                group
-                    .consumers()
-                    .iter()
-                    .map(|(name, c)| {
-                        Reply::Map(vec![
-                            (Reply::bulk("name"), Reply::bulk(name)),
-                            (Reply::bulk("pending"), int(c.pending().len() as u64)),
-                            (Reply::bulk("idle"), Reply::Integer((now - c.seen_time).max(0))),
-                            (Reply::bulk("inactive"), Reply::Integer(c.active_time.map_or(-1, |t| (now - t).max(0)))),
-                        ])
-                    })
-                    .collect(),
-            )
-        }
-        b"groups" => Reply::Array(
-            stream
-                .groups()
-                .iter()
-                .map(|(name, g)| {
-                    Reply::Map(vec![
-                        (Reply::bulk("name"), Reply::bulk(name)),
-                        (Reply::bulk("consumers"), int(g.consumers().len() as u64)),
-                        (Reply::bulk("pending"), int(g.pel().len() as u64)),
-                        (Reply::bulk("last-delivered-id"), id_reply(g.last_id)),
-                        (Reply::bulk("entries-read"), opt_int(g.entries_read)),
-                        (Reply::bulk("lag"), opt_int(stream.lag(g))),
-                    ])
-                })
-                .collect(),
-        ),
-        _ => {
-            let full = match &args[3..] {
-                [] => None,
-                [f] if is(f, "FULL") => Some(10),
-                [f, c, n] if is(f, "FULL") && is(c, "COUNT") => {
-                    let n = parse_int(n)?;
-                    Some(if n < 0 { 10 } else { n as u64 })
-                }
-                _ => return Err(CmdError::SubcommandSyntax { command: "XINFO".into(), sub: args[1].clone() }),
-            };
-            stream_info(stream, full)
-        }
-    };
-    Ok(reply.into())
+    if is(sub, "STREAM") {
+        let syntax = || CmdError::SubcommandSyntax { command: "XINFO".to_owned(), sub: sub.clone() };
+        let full = match args.len() {
+            3 => None,
+            4 if is(&args[3], "FULL") => Some(10),
+            6 if is(&args[3], "FULL") && is(&args[4], "COUNT") => {
+                // A negative COUNT means the default; 0 means everything.
+                let n = parse_int(&args[5])?;
+                Some(u64::try_from(n).unwrap_or(10))
+            }
+            _ => return Err(syntax()),
+        };
+        let reply = match full {
+            None => stream_info(stream),
+            Some(count) => stream_info_full(stream, count),
+        };
+        return Ok(reply.into());
+    }
+    if is(sub, "GROUPS") {
+        let groups = stream
+            .groups()
+            .iter()
+            .map(|(name, g)| {
+                Reply::Map(vec![
+                    pair("name", Reply::Bulk(name.clone())),
+                    pair("consumers", int(g.consumers().len() as u64)),
+                    pair("pending", int(g.pel().len() as u64)),
+                    pair("last-delivered-id", id_reply(g.last_id)),
+                    pair("entries-read", opt_int(g.entries_read)),
+                    pair("lag", opt_int(stream.lag(g))),
+                ])
+            })
+            .collect();
+        return Ok(Reply::Array(groups).into());
+    }
+    if is(sub, "CONSUMERS") {
+        let group = &args[3];
+        let g =
+            stream.group(group).ok_or_else(|| CmdError::NoGroupForKey { key: key.clone(), group: group.clone() })?;
+        let consumers = g
+            .consumers()
+            .iter()
+            .map(|(name, c)| {
+                Reply::Map(vec![
+                    pair("name", Reply::Bulk(name.to_vec())),
+                    pair("pending", int(c.pending().len() as u64)),
+                    pair("idle", Reply::Integer(idle(now, c.seen_time))),
+                    pair("inactive", Reply::Integer(c.active_time.map_or(-1, |t| idle(now, t)))),
+                ])
+            })
+            .collect();
+        return Ok(Reply::Array(consumers).into());
+    }
+    Err(CmdError::UnknownSubcommand { command: "XINFO".to_owned(), sub: sub.clone() })
 }
 
-/// The radix tree node count Redis reports for a stream with these node keys: a compressed
-/// trie over the 16-byte big-endian master ids (a run of single-child bytes is one node, a
-/// branch is one node, every key ends in a leaf). An implementation artefact, modelled so small
-/// cases print what Redis prints.
-fn rax_nodes(keys: &[[u8; 16]]) -> u64 {
-    fn count(keys: &[[u8; 16]], depth: usize) -> u64 {
-        if depth == 16 {
-            return 1;
-        }
-        if keys.len() == 1 {
-            return 2;
-        }
-        let first = &keys[0];
-        let last = &keys[keys.len() - 1];
-        let common = (depth..16).take_while(|&d| first[d] == last[d]).count();
-        if common > 0 {
-            return 1 + branch(keys, depth + common);
-        }
-        branch(keys, depth)
-    }
-    fn branch(keys: &[[u8; 16]], depth: usize) -> u64 {
-        if depth == 16 {
-            return 1;
-        }
-        let mut total = 1;
-        let mut start = 0;
-        while start < keys.len() {
-            let byte = keys[start][depth];
-            let end = start + keys[start..].iter().take_while(|k| k[depth] == byte).count();
-            total += count(&keys[start..end], depth + 1);
-            start = end;
-        }
-        total
-    }
-    if keys.is_empty() {
-        1
-    } else {
-        count(keys, 0)
-    }
+/// The fields XINFO STREAM and XINFO STREAM FULL begin with.
+fn stream_header(stream: &Stream) -> Vec<(Reply, Reply)> {
+    vec![
+        pair("length", int(stream.len())),
+        pair("radix-tree-keys", int(stream.nodes().len() as u64)),
+        pair("radix-tree-nodes", int(radix_tree_nodes(stream))),
+        pair("last-generated-id", id_reply(stream.last_id())),
+        pair("max-deleted-entry-id", id_reply(stream.max_deleted_id())),
+        pair("entries-added", int(stream.entries_added())),
+        pair("recorded-first-entry-id", id_reply(stream.first_id())),
+    ]
 }
 
-fn stream_info(stream: &Stream, full: Option<u64>) -> Reply {
-    let keys: Vec<[u8; 16]> = stream
-        .nodes()
-        .keys()
-        .map(|id| {
-            let mut key = [0u8; 16];
-            key[..8].copy_from_slice(&id.ms.to_be_bytes());
-            key[8..].copy_from_slice(&id.seq.to_be_bytes());
-            key
-        })
-        .collect();
-    let mut map = vec![
-        (Reply::bulk("length"), int(stream.len())),
-        (Reply::bulk("radix-tree-keys"), int(keys.len() as u64)),
-        (Reply::bulk("radix-tree-nodes"), int(rax_nodes(&keys))),
-        (Reply::bulk("last-generated-id"), id_reply(stream.last_id())),
-        (Reply::bulk("max-deleted-entry-id"), id_reply(stream.max_deleted_id())),
-        (Reply::bulk("entries-added"), int(stream.entries_added())),
-        (Reply::bulk("recorded-first-entry-id"), id_reply(stream.first_id())),
-    ];
-    let Some(count) = full else {
-        let first = stream.range(StreamId::MIN, StreamId::MAX, false).next();
-        let last = stream.range(StreamId::MIN, StreamId::MAX, true).next();
-        map.push((Reply::bulk("groups"), int(stream.groups().len() as u64)));
-        map.push((Reply::bulk("first-entry"), first.map_or(Reply::NullBulk, entry_reply)));
-        map.push((Reply::bulk("last-entry"), last.map_or(Reply::NullBulk, entry_reply)));
-        return Reply::Map(map);
-    };
-    let limit = if count == 0 { usize::MAX } else { usize::try_from(count).unwrap_or(usize::MAX) };
-    let entries: Vec<Reply> =
-        stream.range(StreamId::MIN, StreamId::MAX, false).take(limit).map(|e: Entry| entry_reply(e)).collect();
-    map.push((Reply::bulk("entries"), Reply::Array(entries)));
+fn stream_info(stream: &Stream) -> Reply {
+    let mut fields = stream_header(stream);
+    let first = stream.range(StreamId::MIN, StreamId::MAX, false).next();
+    let last = stream.range(StreamId::MIN, StreamId::MAX, true).next();
+    fields.push(pair("groups", int(stream.groups().len() as u64)));
+    fields.push(pair("first-entry", first.map_or(Reply::NullBulk, entry_reply)));
+    fields.push(pair("last-entry", last.map_or(Reply::NullBulk, entry_reply)));
+    Reply::Map(fields)
+}
+
+fn stream_info_full(stream: &Stream, count: u64) -> Reply {
+    let limit = count_limit(count);
+    let mut fields = stream_header(stream);
+    let entries = stream.range(StreamId::MIN, StreamId::MAX, false).take(limit).map(entry_reply).collect();
+    fields.push(pair("entries", Reply::Array(entries)));
     let groups = stream
         .groups()
         .iter()
         .map(|(name, g)| {
-            let pending = g
+            let pel = g
                 .pel()
                 .iter()
                 .take(limit)
-                .map(|(id, p)| {
+                .map(|(id, p): (&StreamId, &Pending)| {
                     Reply::Array(vec![
                         id_reply(*id),
-                        Reply::bulk(&*p.owner),
+                        Reply::Bulk(p.owner.to_vec()),
                         Reply::Integer(p.delivery_time),
                         int(p.delivery_count),
                     ])
@@ -601,7 +729,7 @@ fn stream_info(stream: &Stream, full: Option<u64>) -> Reply {
             let consumers = g
                 .consumers()
                 .iter()
-                .map(|(cname, c)| {
+                .map(|(name, c): (&ConsumerName, _)| {
                     let pending = c
                         .pending()
                         .iter()
@@ -612,25 +740,72 @@ fn stream_info(stream: &Stream, full: Option<u64>) -> Reply {
                         })
                         .collect();
                     Reply::Map(vec![
-                        (Reply::bulk("name"), Reply::bulk(cname)),
-                        (Reply::bulk("seen-time"), Reply::Integer(c.seen_time)),
-                        (Reply::bulk("active-time"), Reply::Integer(c.active_time.unwrap_or(-1))),
-                        (Reply::bulk("pel-count"), int(c.pending().len() as u64)),
-                        (Reply::bulk("pending"), Reply::Array(pending)),
+                        pair("name", Reply::Bulk(name.to_vec())),
+                        pair("seen-time", Reply::Integer(c.seen_time)),
+                        pair("active-time", Reply::Integer(c.active_time.unwrap_or(-1))),
+                        pair("pel-count", int(c.pending().len() as u64)),
+                        pair("pending", Reply::Array(pending)),
                     ])
                 })
                 .collect();
             Reply::Map(vec![
-                (Reply::bulk("name"), Reply::bulk(name)),
-                (Reply::bulk("last-delivered-id"), id_reply(g.last_id)),
-                (Reply::bulk("entries-read"), opt_int(g.entries_read)),
-                (Reply::bulk("lag"), opt_int(stream.lag(g))),
-                (Reply::bulk("pel-count"), int(g.pel().len() as u64)),
-                (Reply::bulk("pending"), Reply::Array(pending)),
-                (Reply::bulk("consumers"), Reply::Array(consumers)),
+                pair("name", Reply::Bulk(name.clone())),
+                pair("last-delivered-id", id_reply(g.last_id)),
+                pair("entries-read", opt_int(g.entries_read)),
+                pair("lag", opt_int(stream.lag(g))),
+                pair("pel-count", int(g.pel().len() as u64)),
+                pair("pending", Reply::Array(pel)),
+                pair("consumers", Reply::Array(consumers)),
             ])
         })
         .collect();
-    map.push((Reply::bulk("groups"), Reply::Array(groups)));
-    Reply::Map(map)
+    fields.push(pair("groups", Reply::Array(groups)));
+    Reply::Map(fields)
+}
+
+/// The node count of Redis's radix tree over the stream's nodes, keyed by their master ids as
+/// 16 big-endian bytes (`radix-tree-nodes`): a run of bytes with a single continuation is one
+/// node, a point where keys diverge is one node with a child per distinct next byte, and every
+/// key ends in a leaf node; the empty tree is one node. Checked against Redis 8.2.3 for 1, 2,
+/// 3, 10, 100 and 1000 nodes with sequential, timestamp-like and random ids, and after trims
+/// and deletions that removed nodes: every case matched (Redis re-compresses on removal).
+fn radix_tree_nodes(stream: &Stream) -> u64 {
+    let keys: Vec<[u8; 16]> = stream
+        .nodes()
+        .keys()
+        .map(|id| {
+            let mut key = [0u8; 16];
+            key[..8].copy_from_slice(&id.ms.to_be_bytes());
+            key[8..].copy_from_slice(&id.seq.to_be_bytes());
+            key
+        })
+        .collect();
+    if keys.is_empty() {
+        return 1;
+    }
+    subtree_nodes(&keys, 0)
+}
+
+/// Nodes under a point at byte `depth` of sorted, distinct, equally long `keys`.
+fn subtree_nodes(keys: &[[u8; 16]], depth: usize) -> u64 {
+    if depth == 16 {
+        return 1;
+    }
+    let (first, last) = (&keys[0], &keys[keys.len() - 1]);
+    let shared = (depth..16).take_while(|&d| first[d] == last[d]).count();
+    if shared > 0 {
+        // One compressed node for the shared run, then whatever follows it.
+        return 1 + subtree_nodes(keys, depth + shared);
+    }
+    // A branching node, with one child per distinct byte at this depth (keys are sorted, so
+    // each byte's keys are contiguous).
+    let mut total = 1;
+    let mut from = 0;
+    while from < keys.len() {
+        let byte = keys[from][depth];
+        let to = from + keys[from..].iter().take_while(|k| k[depth] == byte).count();
+        total += subtree_nodes(&keys[from..to], depth + 1);
+        from = to;
+    }
+    total
 }

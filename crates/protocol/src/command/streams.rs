@@ -175,7 +175,7 @@ impl TrimArgs {
 }
 
 /// Reads a deletion-policy keyword.
-fn policy_keyword(arg: &[u8]) -> Option<RefPolicy> {
+pub(super) fn policy_keyword(arg: &[u8]) -> Option<RefPolicy> {
     if is(arg, "KEEPREF") {
         Some(RefPolicy::KeepRef)
     } else if is(arg, "DELREF") {
