@@ -11,9 +11,10 @@
 use std::hint::black_box;
 use std::time::{Duration, Instant};
 
-use streamlab_alloc_count::{live_bytes, Counting};
 use streamlab_engine::{AddId, AutoClaimOptions, RefPolicy, Stream, StreamConfig, StreamId, Trim, TrimStrategy};
 use streamlab_protocol::{Clock, Session, VIRTUAL_EPOCH_MS};
+use streamlab_testkit::alloc::{live_bytes, Counting};
+use streamlab_testkit::rng::Rng;
 
 #[global_allocator]
 static ALLOC: Counting = Counting;
@@ -24,22 +25,6 @@ const BASE_MS: u64 = VIRTUAL_EPOCH_MS as u64;
 const ADD_TARGET: f64 = 5_000_000.0;
 /// What one entry may cost in heap bytes after the XADD benchmark.
 const BYTES_TARGET: f64 = 48.0;
-
-/// xorshift64*: a tiny deterministic generator, so runs are comparable.
-struct XorShift(u64);
-
-impl XorShift {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
-    }
-
-    fn below(&mut self, n: u64) -> u64 {
-        self.next() % n
-    }
-}
 
 /// Appends `n` in decimal without allocating (the buffer's capacity is reused).
 fn put_u64(buf: &mut Vec<u8>, mut n: u64) {
@@ -63,7 +48,7 @@ fn put_u64(buf: &mut Vec<u8>, mut n: u64) {
 struct Orders {
     fields: Vec<Vec<u8>>,
     isbns: Vec<[u8; 13]>,
-    rng: XorShift,
+    rng: Rng,
 }
 
 impl Orders {
@@ -76,7 +61,7 @@ impl Orders {
                 v
             })
             .collect();
-        let mut rng = XorShift(0x5eed_1234_abcd_ef01);
+        let mut rng = Rng::new(0x5eed_1234_abcd_ef01);
         let isbns = (0..4096)
             .map(|_| {
                 let mut text = Vec::with_capacity(13);
@@ -309,7 +294,7 @@ fn pending_scans(n: u64) {
         || stream_with_pel(n).0,
         |stream| {
             let pel = stream.group(b"g").expect("group exists").pel();
-            let mut rng = XorShift(42);
+            let mut rng = Rng::new(42);
             let mut seen = 0u64;
             for _ in 0..scans {
                 let from = id(rng.below(n));

@@ -18,32 +18,11 @@ use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
+use streamlab_testkit::rng::Rng;
+
 use streamlab_engine::{
     AddId, AutoClaimOptions, ClaimOptions, DeleteOutcome, RefPolicy, Stream, StreamConfig, StreamId, Trim, TrimStrategy,
 };
-
-struct Rng(u64);
-
-impl Rng {
-    fn new(seed: u64) -> Rng {
-        Rng(seed.wrapping_mul(0x9e37_79b9_7f4a_7c15) ^ 0x2545_f491_4f6c_dd1d | 1)
-    }
-
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
-    }
-
-    fn below(&mut self, n: u64) -> u64 {
-        self.next() % n
-    }
-
-    fn chance(&mut self, percent: u64) -> bool {
-        self.below(100) < percent
-    }
-}
 
 const GROUPS: [&[u8]; 3] = [b"g1", b"g2", b"g3"];
 const CONSUMERS: [&[u8]; 3] = [b"alice", b"bob", b"carol"];

@@ -1,6 +1,7 @@
 //! Encoder/decoder round trips and robustness of the decoders on hostile input.
 
 use streamlab_protocol::{decode_reply, encode, encode_request, parse_request, ProtocolError, Reply};
+use streamlab_testkit::rng::Rng;
 
 /// One value of every variant, nested inside each aggregate kind.
 fn every_variant() -> Vec<Reply> {
@@ -173,41 +174,25 @@ fn requests_round_trip() {
     }
 }
 
-/// Deterministic xorshift64* so the garbage is the same on every run.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
-    }
-
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n as u64) as usize
-    }
-}
-
 /// Bytes that look enough like RESP to reach deep into the parsers.
 fn garbage(rng: &mut Rng, seeds: &[Vec<u8>]) -> Vec<u8> {
     const ALPHABET: &[u8] = b"*$+-:_,#(!=%~>|\r\n0123456789-x \0\"'\\tf";
-    let seeded = rng.below(2) == 0;
-    let mut out = if seeded { seeds[rng.below(seeds.len())].clone() } else { Vec::new() };
+    let seeded = rng.index(2) == 0;
+    let mut out = if seeded { seeds[rng.index(seeds.len())].clone() } else { Vec::new() };
     // A few edits keep a seed mostly valid; from scratch, more bytes are needed.
-    let len = if seeded { rng.below(4) } else { rng.below(40) };
+    let len = if seeded { rng.index(4) } else { rng.index(40) };
     for _ in 0..len {
-        let at = if out.is_empty() { 0 } else { rng.below(out.len() + 1) };
-        match rng.below(4) {
+        let at = if out.is_empty() { 0 } else { rng.index(out.len() + 1) };
+        match rng.index(4) {
             0 if !out.is_empty() => {
                 out.remove(at.min(out.len() - 1));
             }
             1 => out.insert(at, rng.next() as u8),
-            _ => out.insert(at, ALPHABET[rng.below(ALPHABET.len())]),
+            _ => out.insert(at, ALPHABET[rng.index(ALPHABET.len())]),
         }
     }
-    if !out.is_empty() && rng.below(4) == 0 {
-        out.truncate(rng.below(out.len()));
+    if !out.is_empty() && rng.index(4) == 0 {
+        out.truncate(rng.index(out.len()));
     }
     out
 }
@@ -217,7 +202,7 @@ fn never_panics_on_garbage() {
     let mut seeds: Vec<Vec<u8>> = every_variant().iter().flat_map(|r| [encode(r, false), encode(r, true)]).collect();
     seeds.push(encode_request(&["SET", "k", "v"]));
     seeds.push(b"ECHO \"a\\x41\" 'b'\r\n".to_vec());
-    let mut rng = Rng(0x9e37_79b9_7f4a_7c15);
+    let mut rng = Rng::new(0x9e37_79b9_7f4a_7c15);
     let mut decoded = 0usize;
     for _ in 0..300_000 {
         let input = garbage(&mut rng, &seeds);

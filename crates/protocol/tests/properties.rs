@@ -26,36 +26,7 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 
 use streamlab_engine::{Keyspace, StreamId, Value};
 use streamlab_protocol::{quote_bytes, Clock, Reply, Session, VIRTUAL_EPOCH_MS};
-
-/// xorshift64*: deterministic and dependency-free.
-struct Rng(u64);
-
-impl Rng {
-    fn new(seed: u64) -> Rng {
-        // Spread small seeds out and never start at zero.
-        Rng(seed.wrapping_mul(0x9e37_79b9_7f4a_7c15) ^ 0xd1b5_4a32_d192_ed03 | 1)
-    }
-
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
-    }
-
-    fn below(&mut self, n: u64) -> u64 {
-        self.next() % n
-    }
-
-    /// True `percent` times in a hundred.
-    fn chance(&mut self, percent: u64) -> bool {
-        self.below(100) < percent
-    }
-
-    fn pick<'a>(&mut self, items: &[&'a str]) -> &'a str {
-        items[self.below(items.len() as u64) as usize]
-    }
-}
+use streamlab_testkit::rng::Rng;
 
 /// One step of a run.
 #[derive(Debug, Clone)]

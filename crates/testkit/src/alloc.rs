@@ -1,12 +1,12 @@
 //! A `#[global_allocator]` wrapper around [`System`] that counts live heap bytes, so that a
 //! benchmark can report what a data structure really costs (`bytes per entry`).
 //!
-//! It lives in its own crate because implementing [`GlobalAlloc`] needs `unsafe`, which every
-//! other StreamLab crate forbids. Install it in a benchmark or test binary with
+//! Implementing [`GlobalAlloc`] needs `unsafe`, which every other StreamLab crate forbids.
+//! Install it in a benchmark or test binary with
 //!
 //! ```ignore
 //! #[global_allocator]
-//! static ALLOC: streamlab_alloc_count::Counting = streamlab_alloc_count::Counting;
+//! static ALLOC: streamlab_testkit::alloc::Counting = streamlab_testkit::alloc::Counting;
 //! ```
 //!
 //! and read [`live_bytes`] before and after building the structure. The counters are global
