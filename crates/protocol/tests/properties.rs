@@ -725,7 +725,7 @@ fn fingerprint(db: &Keyspace) -> String {
                     for (id, p) in group.pel() {
                         let _ = out.write_fmt(format_args!(
                             "    pending {id} {:?} t={} n={}\n",
-                            String::from_utf8_lossy(&p.owner),
+                            String::from_utf8_lossy(p.owner_name()),
                             p.delivery_time,
                             p.delivery_count
                         ));

@@ -1,11 +1,11 @@
-//! Consumer-group commands: XGROUP, XACK, XACKDEL, XPENDING, XCLAIM, XAUTOCLAIM, XINFO.
+//! Consumer-group commands: XGROUP, XACK, XACKDEL, XNACK, XPENDING, XCLAIM, XAUTOCLAIM, XINFO.
 //! (XREADGROUP shares its parser with XREAD in `read.rs`.)
 //!
 //! Group bookkeeping (creating groups and consumers, deliveries, acks, claims) does not count
 //! as a change of the key for WATCH: Redis 8.2.3 lets a watched transaction run after any of
 //! them (see `tests/transcripts/multi.txt`). Only XACKDEL, which can delete entries, does.
 
-use streamlab_engine::{AutoClaimOptions, ClaimOptions, Entry, IdMode, Stream, StreamId};
+use streamlab_engine::{AutoClaimOptions, ClaimOptions, Entry, IdMode, NackMode, Stream, StreamId};
 
 use super::streams::{outcome_code, PolicyIds};
 use super::{
@@ -56,6 +56,17 @@ pub const COMMANDS: &[CommandSpec] = &[
         group: "stream",
         subcommands: &[],
         run: Run::Data(xackdel),
+    },
+    CommandSpec {
+        name: "xnack",
+        arity: -7,
+        write: true,
+        syntax: "key group <SILENT | FAIL | FATAL> IDS numids id [id ...] [RETRYCOUNT count] [FORCE]",
+        summary: "Releases pending messages back to the group's PEL without acknowledging them, making them available for re-delivery.",
+        since: "8.8.0",
+        group: "stream",
+        subcommands: &[],
+        run: Run::Data(xnack),
     },
     CommandSpec {
         name: "xpending",
@@ -150,6 +161,10 @@ fn int(n: u64) -> Reply {
 
 fn opt_int(n: Option<u64>) -> Reply {
     n.map_or(Reply::NullBulk, int)
+}
+
+fn opt_signed(n: Option<i64>) -> Reply {
+    n.map_or(Reply::NullBulk, Reply::Integer)
 }
 
 // ----- XGROUP -------------------------------------------------------------------------------
@@ -278,6 +293,56 @@ fn xackdel(ctx: &mut Ctx<'_>, args: &[Vec<u8>]) -> Result<Outcome, CmdError> {
     Ok(Reply::Array(codes).into())
 }
 
+// ----- XNACK (Redis 8.8) --------------------------------------------------------------------
+
+/// XNACK key group <SILENT|FAIL|FATAL> IDS numids id... [RETRYCOUNT n] [FORCE]
+/// (Redis 8.8; docs-only, unverified on a server). The IDS block is read as XDELEX reads
+/// it, with its errors; RETRYCOUNT and FORCE may follow it. Guesses where the docs are
+/// silent: an unknown mode or token is `ERR syntax error`, a negative or non-integer
+/// RETRYCOUNT the integer error, and a missing key or group NOGROUP (as XCLAIM answers).
+fn xnack(ctx: &mut Ctx<'_>, args: &[Vec<u8>]) -> Result<Outcome, CmdError> {
+    let (key, group) = (&args[1], &args[2]);
+    let mode = if is(&args[3], "SILENT") {
+        NackMode::Silent
+    } else if is(&args[3], "FAIL") {
+        NackMode::Fail
+    } else if is(&args[3], "FATAL") {
+        NackMode::Fatal
+    } else {
+        return Err(CmdError::Syntax);
+    };
+    if !is(&args[4], "IDS") {
+        return Err(CmdError::Syntax);
+    }
+    let n = parse_int(&args[5]).ok().filter(|&n| n > 0).ok_or(Msg::NumIdsNotPositive)? as u64;
+    let start = 6;
+    if n > (args.len() - start) as u64 {
+        return Err(Msg::NumIdsMismatch.into());
+    }
+    let raw_ids = &args[start..start + n as usize];
+    let (mut retry_count, mut force) = (None, false);
+    let mut i = start + n as usize;
+    while i < args.len() {
+        if is(&args[i], "RETRYCOUNT") && i + 1 < args.len() {
+            retry_count = Some(u64::try_from(parse_int(&args[i + 1])?).map_err(|_| CmdError::NotInteger)?);
+            i += 2;
+        } else if is(&args[i], "FORCE") {
+            force = true;
+            i += 1;
+        } else {
+            return Err(CmdError::Syntax);
+        }
+    }
+    let ids = raw_ids.iter().map(|a| parse_strict_id(a)).collect::<Result<Vec<_>, _>>()?;
+    let stream = ctx
+        .db
+        .stream_mut(key)?
+        .filter(|s| s.group(group).is_some())
+        .ok_or_else(|| CmdError::NoGroup { key: key.clone(), group: group.clone() })?;
+    let released = stream.nack(group, &ids, mode, retry_count, force);
+    Ok(Reply::Integer(released as i64).into())
+}
+
 // ----- XPENDING -----------------------------------------------------------------------------
 
 fn xpending(ctx: &mut Ctx<'_>, args: &[Vec<u8>]) -> Result<Outcome, CmdError> {
@@ -335,13 +400,16 @@ fn xpending(ctx: &mut Ctx<'_>, args: &[Vec<u8>]) -> Result<Outcome, CmdError> {
         None => Box::new(std::iter::empty()),
     };
     let now = ctx.now;
+    // A released (XNACKed) entry shows no owner and idle -1, but counts as idle for ever
+    // (its delivery time is 0), so IDLE never filters it out (docs-only, unverified).
     let rows = ids
         .map(|id| (id, &g.pel()[&id]))
         .map(|(id, p)| (id, p, (now - p.delivery_time).max(0)))
         .filter(|(_, _, idle)| min_idle <= 0 || *idle >= min_idle)
         .take(usize::try_from(count).unwrap_or(usize::MAX))
         .map(|(id, p, idle)| {
-            Reply::Array(vec![id_reply(id), Reply::bulk(&*p.owner), Reply::Integer(idle), int(p.delivery_count)])
+            let idle = if p.owner.is_none() { -1 } else { idle };
+            Reply::Array(vec![id_reply(id), Reply::bulk(p.owner_name()), Reply::Integer(idle), int(p.delivery_count)])
         })
         .collect();
     Ok(Reply::Array(rows).into())
@@ -487,7 +555,7 @@ fn xinfo(ctx: &mut Ctx<'_>, args: &[Vec<u8>]) -> Result<Outcome, CmdError> {
                         (Reply::bulk("pending"), int(g.pel().len() as u64)),
                         (Reply::bulk("last-delivered-id"), id_reply(g.last_id)),
                         (Reply::bulk("entries-read"), opt_int(g.entries_read)),
-                        (Reply::bulk("lag"), opt_int(stream.lag(g))),
+                        (Reply::bulk("lag"), opt_signed(stream.lag(g))),
                     ])
                 })
                 .collect(),
@@ -502,7 +570,7 @@ fn xinfo(ctx: &mut Ctx<'_>, args: &[Vec<u8>]) -> Result<Outcome, CmdError> {
                 }
                 _ => return Err(CmdError::SubcommandSyntax { command: "XINFO".into(), sub: args[1].clone() }),
             };
-            stream_info(stream, full)
+            stream_info(stream, full, ctx)
         }
     };
     Ok(reply.into())
@@ -549,7 +617,7 @@ fn rax_nodes(keys: &[[u8; 16]]) -> u64 {
     }
 }
 
-fn stream_info(stream: &Stream, full: Option<u64>) -> Reply {
+fn stream_info(stream: &Stream, full: Option<u64>, ctx: &Ctx<'_>) -> Reply {
     let keys: Vec<[u8; 16]> = stream
         .nodes()
         .keys()
@@ -569,6 +637,18 @@ fn stream_info(stream: &Stream, full: Option<u64>) -> Reply {
         (Reply::bulk("entries-added"), int(stream.entries_added())),
         (Reply::bulk("recorded-first-entry-id"), id_reply(stream.first_id())),
     ];
+    if ctx.caps.idmp {
+        // Redis 8.6 (docs-only, unverified on a server): on every stream, plain and FULL.
+        let (pids, iids) = stream.idmp.tracked(ctx.now);
+        map.extend([
+            (Reply::bulk("idmp-duration"), int(stream.idmp.duration)),
+            (Reply::bulk("idmp-maxsize"), int(stream.idmp.maxsize)),
+            (Reply::bulk("pids-tracked"), int(pids)),
+            (Reply::bulk("iids-tracked"), int(iids)),
+            (Reply::bulk("iids-added"), int(stream.idmp.added)),
+            (Reply::bulk("iids-duplicates"), int(stream.idmp.duplicates)),
+        ]);
+    }
     let Some(count) = full else {
         let first = stream.range(StreamId::MIN, StreamId::MAX, false).next();
         let last = stream.range(StreamId::MIN, StreamId::MAX, true).next();
@@ -592,7 +672,7 @@ fn stream_info(stream: &Stream, full: Option<u64>) -> Reply {
                 .map(|(id, p)| {
                     Reply::Array(vec![
                         id_reply(*id),
-                        Reply::bulk(&*p.owner),
+                        Reply::bulk(p.owner_name()),
                         Reply::Integer(p.delivery_time),
                         int(p.delivery_count),
                     ])
@@ -620,15 +700,20 @@ fn stream_info(stream: &Stream, full: Option<u64>) -> Reply {
                     ])
                 })
                 .collect();
-            Reply::Map(vec![
+            let mut fields = vec![
                 (Reply::bulk("name"), Reply::bulk(name)),
                 (Reply::bulk("last-delivered-id"), id_reply(g.last_id)),
                 (Reply::bulk("entries-read"), opt_int(g.entries_read)),
-                (Reply::bulk("lag"), opt_int(stream.lag(g))),
+                (Reply::bulk("lag"), opt_signed(stream.lag(g))),
                 (Reply::bulk("pel-count"), int(g.pel().len() as u64)),
-                (Reply::bulk("pending"), Reply::Array(pending)),
-                (Reply::bulk("consumers"), Reply::Array(consumers)),
-            ])
+            ];
+            if ctx.caps.xnack {
+                // Redis 8.8 (docs-only, unverified on a server; placed after pel-count).
+                fields.push((Reply::bulk("nacked-count"), int(g.nacked().len() as u64)));
+            }
+            fields.push((Reply::bulk("pending"), Reply::Array(pending)));
+            fields.push((Reply::bulk("consumers"), Reply::Array(consumers)));
+            Reply::Map(fields)
         })
         .collect();
     map.push((Reply::bulk("groups"), Reply::Array(groups)));
