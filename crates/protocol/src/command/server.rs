@@ -1027,6 +1027,29 @@ mod tests {
     }
 
     #[test]
+    fn info_server_reports_the_profile() {
+        use crate::profile::Profile;
+        let text = |profile: Profile| match Bench::with_profile(NOW, profile).run("INFO server") {
+            Reply::Verbatim { text, .. } => String::from_utf8(text).unwrap(),
+            other => panic!("{other:?}"),
+        };
+        assert!(text(Profile::Redis74).starts_with("# Server\r\nredis_version:7.4.1\r\nredis_git_sha1:"));
+        assert!(text(Profile::Redis810).contains("redis_version:8.10.0\r\n"));
+        // Valkey 9.1.2's layout: the Redis version it forked from, then its own.
+        let valkey = text(Profile::Valkey9);
+        assert!(valkey.starts_with(
+            "# Server\r\nredis_version:7.2.4\r\nserver_name:valkey\r\nvalkey_version:9.1.2\r\nvalkey_release_stage:ga\r\n"
+        ));
+        assert!(valkey.contains("server_mode:standalone\r\n") && !valkey.contains("redis_mode"));
+        assert!(!valkey.contains("atomicvar_api") && valkey.contains("clients_hz:10\r\n"));
+        // COMMAND lists only what the profile has.
+        let mut old = Bench::with_profile(NOW, Profile::Redis74);
+        old.check("COMMAND INFO xnack xdelex", arr(vec![Reply::NullBulk, Reply::NullBulk]));
+        let mut new = Bench::with_profile(NOW, Profile::Redis810);
+        assert!(matches!(new.run("COMMAND INFO xnack"), Reply::Array(v) if v[0] != Reply::NullBulk));
+    }
+
+    #[test]
     fn command_help() {
         let mut b = Bench::new(NOW);
         let lines = [
