@@ -1,14 +1,17 @@
 #!/usr/bin/env python3
-"""Replay golden transcripts against a real Redis and diff the replies.
+"""Replay golden transcripts against real servers and diff the replies.
 
-    compare.py --port P FILE...
+    compare.py --port P [--server KIND=PORT ...] FILE...
 
-Each FILE is a transcript.  Its inputs are re-recorded with record.py against
-the server on port P; both the stored and the fresh transcript are normalised
-(values that depend on the wall clock, see oracle_lib.find_time_fields, and
-the connection id in HELLO replies) and compared line by line.  A unified diff
-is printed for every mismatching file.  Files whose first line is
-"# oracle: skip" are not replayed.  The last line printed is
+Each FILE is a transcript.  Its first line may name the server it was recorded
+from, "# oracle: redis-7.4" or "# oracle: valkey-9"; without one it is Redis
+8.2, the server on port P (--port).  --server gives the port of another kind.
+Its inputs are re-recorded with record.py against that server; both the stored
+and the fresh transcript are normalised (values that depend on the wall clock,
+see oracle_lib.find_time_fields, and the connection id in HELLO replies) and
+compared line by line.  A unified diff is printed for every mismatching file.
+Files whose first line is "# oracle: skip", and files whose server was not
+given, are not replayed.  The last line printed is
 "N passed, M failed, K skipped"; the exit status is 1 when anything failed.
 """
 
@@ -24,12 +27,18 @@ import oracle_lib as lib  # noqa: E402
 import record  # noqa: E402
 
 
-def compare_file(port: int, path: str) -> tuple[str, list[str]]:
+def compare_file(ports: dict[str, int], path: str) -> tuple[str, list[str]]:
     """Return ("pass"|"fail"|"skip", diff lines)."""
     with open(path, encoding="utf-8") as f:
         text = f.read()
-    if lib.is_skipped(text):
+    kind = lib.oracle_of(text)
+    if kind == "skip":
         return "skip", []
+    if kind not in lib.ORACLE_KINDS:
+        return "fail", [f"{path}: unknown oracle '{kind}' (use one of {', '.join(lib.ORACLE_KINDS)} or skip)\n"]
+    if kind not in ports:
+        return "skip", [f"{path}: no {kind} server given (--server {kind}=PORT)\n"]
+    port = ports[kind]
     expected_items = lib.parse_file_text(text)
     if not lib.is_transcript(text.split("\n")):
         return "fail", [f"{path}: not a transcript (no '> ' lines)\n"]
@@ -50,17 +59,26 @@ def compare_file(port: int, path: str) -> tuple[str, list[str]]:
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--port", type=int, required=True)
+    ap.add_argument("--port", type=int, required=True, help="port of the Redis 8.2 server")
+    ap.add_argument("--server", action="append", default=[], metavar="KIND=PORT",
+                    help="port of another server kind (redis-7.4, valkey-9)")
     ap.add_argument("files", nargs="+")
     opts = ap.parse_args()
+    ports = {lib.DEFAULT_ORACLE: opts.port}
+    for spec in opts.server:
+        kind, _, port = spec.partition("=")
+        if kind not in lib.ORACLE_KINDS or not port.isdigit():
+            ap.error(f"bad --server {spec!r}: use KIND=PORT with KIND in {', '.join(lib.ORACLE_KINDS)}")
+        ports[kind] = int(port)
     passed = failed = skipped = 0
     for path in opts.files:
-        verdict, diff = compare_file(opts.port, path)
+        verdict, diff = compare_file(ports, path)
         if verdict == "pass":
             passed += 1
         elif verdict == "skip":
             skipped += 1
             print(f"skip {path}")
+            sys.stdout.writelines(diff)
         else:
             failed += 1
             print(f"FAIL {path}")

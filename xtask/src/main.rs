@@ -2,7 +2,8 @@
 //!
 //! `cargo xtask test` is the one command that runs every test (README and CI call it):
 //! formatting, lints, the Rust test suites, the transcripts through the `streamlab` binary,
-//! and the differential check of the transcripts against a real Redis 8.2.3 (the oracle).
+//! and the differential check of the transcripts against real servers (the oracles: Redis
+//! 8.2.3, and Redis 7.4 / Valkey 9 when installed).
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode};
@@ -72,15 +73,46 @@ fn test(no_oracle: bool) -> Result<(), String> {
     oracle(&files)
 }
 
-/// Starts the reference Redis 8.2.3, compares every transcript with it, stops it.
+/// Starts the reference servers (Redis 8.2.3 always; Redis 7.4 and Valkey 9 when their wheels
+/// are installed, see tests/oracle/redis.sh), compares every transcript with the server its
+/// `# oracle:` header names, stops them.
 fn oracle(files: &[String]) -> Result<(), String> {
-    let port = std::env::var("ORACLE_PORT").unwrap_or_else(|_| "16379".into());
+    let port: u16 = std::env::var("ORACLE_PORT").ok().and_then(|p| p.parse().ok()).unwrap_or(16379);
     let script = root().join("tests/oracle/redis.sh");
-    run("start the reference Redis 8.2.3", Command::new("bash").arg(&script).args(["start", &port]))?;
+    run("start the reference Redis 8.2.3", Command::new("bash").arg(&script).args(["start", &port.to_string()]))?;
+    let mut started = vec![port];
+    let mut extra = Vec::new();
+    for (offset, kind) in [(1, "redis-7.4"), (2, "valkey-9")] {
+        let found = Command::new("bash")
+            .arg(&script)
+            .args(["find", kind])
+            .current_dir(root())
+            .output()
+            .is_ok_and(|o| o.status.success());
+        if !found {
+            eprintln!("==> {kind} is not installed: its transcripts are skipped");
+            continue;
+        }
+        let p = port + offset;
+        run(
+            &format!("start the reference {kind}"),
+            Command::new("bash").arg(&script).args(["start", &p.to_string(), kind]),
+        )?;
+        started.push(p);
+        extra.extend(["--server".to_owned(), format!("{kind}={p}")]);
+    }
     let compared = run(
-        "compare transcripts with Redis 8.2.3",
-        Command::new("python3").arg(root().join("tests/oracle/compare.py")).args(["--port", &port]).args(files),
+        "compare transcripts with the reference servers",
+        Command::new("python3")
+            .arg(root().join("tests/oracle/compare.py"))
+            .args(["--port", &port.to_string()])
+            .args(&extra)
+            .args(files),
     );
-    let stopped = run("stop the reference Redis", Command::new("bash").arg(&script).args(["stop", &port]));
+    let mut stopped = Ok(());
+    for p in started {
+        stopped = stopped
+            .and(run("stop a reference server", Command::new("bash").arg(&script).args(["stop", &p.to_string()])));
+    }
     compared.and(stopped)
 }

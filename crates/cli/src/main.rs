@@ -2,17 +2,39 @@
 
 use std::process::ExitCode;
 
-use streamlab_cli::transcript::{diff, run_script};
+use streamlab_cli::transcript::{diff, run_script_as};
+use streamlab_protocol::Profile;
 
 const USAGE: &str = "usage:
-  streamlab [repl]                     interactive console (like redis-cli)
-  streamlab run FILE                   run a command file, print the transcript
-  streamlab replay [--bless] FILE...   check transcripts; --bless rewrites them";
+  streamlab [--profile NAME] [repl]                     interactive console (like redis-cli)
+  streamlab [--profile NAME] run FILE                   run a command file, print the transcript
+  streamlab [--profile NAME] replay [--bless] FILE...   check transcripts; --bless rewrites them
+profiles: redis-7.4, redis-8.2, redis-8.4, redis-8.6, redis-8.8, redis-8.10 (default), valkey-9";
 
 fn main() -> ExitCode {
-    let args: Vec<String> = std::env::args().skip(1).collect();
+    let mut args: Vec<String> = std::env::args().skip(1).collect();
+    let mut profile = Profile::default();
+    if let Some(at) = args.iter().position(|a| a == "--profile" || a.starts_with("--profile=")) {
+        let value = match args[at].strip_prefix("--profile=") {
+            Some(value) => Some(value.to_owned()),
+            None => args.get(at + 1).cloned(),
+        };
+        let Some(value) = value else {
+            eprintln!("{USAGE}");
+            return ExitCode::from(2);
+        };
+        match value.parse::<Profile>() {
+            Ok(p) => profile = p,
+            Err(error) => {
+                eprintln!("streamlab: {error}");
+                return ExitCode::from(2);
+            }
+        }
+        let width = if args[at].contains('=') { 1 } else { 2 };
+        args.drain(at..at + width);
+    }
     match args.first().map(String::as_str) {
-        None | Some("repl") => match streamlab_cli::repl::run() {
+        None | Some("repl") => match streamlab_cli::repl::run(profile) {
             Ok(()) => ExitCode::SUCCESS,
             Err(error) => {
                 eprintln!("streamlab: {error}");
@@ -21,7 +43,7 @@ fn main() -> ExitCode {
         },
         Some("run") if args.len() == 2 => match std::fs::read_to_string(&args[1]) {
             Ok(text) => {
-                print!("{}", run_script(&text));
+                print!("{}", run_script_as(&text, profile));
                 ExitCode::SUCCESS
             }
             Err(error) => {
@@ -29,7 +51,7 @@ fn main() -> ExitCode {
                 ExitCode::FAILURE
             }
         },
-        Some("replay") => replay(&args[1..]),
+        Some("replay") => replay(&args[1..], profile),
         Some("-h" | "--help" | "help") => {
             println!("{USAGE}");
             ExitCode::SUCCESS
@@ -41,7 +63,7 @@ fn main() -> ExitCode {
     }
 }
 
-fn replay(args: &[String]) -> ExitCode {
+fn replay(args: &[String], profile: Profile) -> ExitCode {
     let bless = args.iter().any(|a| a == "--bless");
     let files: Vec<&String> = args.iter().filter(|a| *a != "--bless").collect();
     if files.is_empty() {
@@ -58,7 +80,7 @@ fn replay(args: &[String]) -> ExitCode {
                 continue;
             }
         };
-        let actual = run_script(&expected);
+        let actual = run_script_as(&expected, profile);
         if actual == expected {
             passed += 1;
         } else if bless {

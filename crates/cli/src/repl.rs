@@ -7,7 +7,7 @@ use rustyline::history::DefaultHistory;
 use rustyline::validate::Validator;
 use rustyline::{Context, Editor, Helper};
 use streamlab_protocol::command::{self, CommandSpec};
-use streamlab_protocol::SUBSCRIBE_BANNER;
+use streamlab_protocol::{Profile, SUBSCRIBE_BANNER};
 
 use crate::transcript::Console;
 
@@ -84,10 +84,11 @@ pub fn help_text(spec: &CommandSpec) -> String {
 }
 
 const BANNER: &str = "StreamLab console: Redis Streams in a sandbox. Commands as in redis-cli; \
-:as NAME switches connection, :clock +MS moves the clock, :undo and :redo step through history, help CMD explains a command.";
+:as NAME switches connection, :clock +MS moves the clock, :undo and :redo step through history, \
+:profile NAME switches server (redis-7.4 ... redis-8.10, valkey-9), :fill KEY COUNT appends generated orders, help CMD explains a command.";
 
-/// Runs the interactive console until end of input.
-pub fn run() -> rustyline::Result<()> {
+/// Runs the interactive console until end of input, starting as `profile`.
+pub fn run(profile: Profile) -> rustyline::Result<()> {
     let mut editor: Editor<ReplHelper, DefaultHistory> = Editor::new()?;
     editor.set_helper(Some(ReplHelper));
     let history = std::env::var_os("HOME").map(|h| std::path::PathBuf::from(h).join(".streamlab_history"));
@@ -95,9 +96,12 @@ pub fn run() -> rustyline::Result<()> {
         let _ = editor.load_history(path);
     }
     println!("{BANNER}");
-    let mut console = Console::default();
+    let mut console = Console::with_profile(profile);
     loop {
-        let prompt = format!("{}> ", console.current());
+        let prompt = match console.session().profile() {
+            p if p == Profile::default() => format!("{}> ", console.current()),
+            p => format!("{}@{p}> ", console.current()),
+        };
         let line = match editor.readline(&prompt) {
             Ok(line) => line,
             Err(rustyline::error::ReadlineError::Interrupted) => continue,
@@ -119,7 +123,9 @@ pub fn run() -> rustyline::Result<()> {
             match command::lookup(topic.as_bytes()) {
                 Some(spec) => println!("{}", help_text(spec)),
                 None if topic.is_empty() => {
-                    println!("Type: \"help <command>\" for help on <command>, or :as / :clock / :undo.")
+                    println!(
+                        "Type: \"help <command>\" for help on <command>, or :as / :clock / :undo / :profile / :fill."
+                    )
                 }
                 None => println!("No help for '{topic}'."),
             }

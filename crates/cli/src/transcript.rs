@@ -3,7 +3,9 @@
 //!
 //! A command file holds one item per line: a command in redis-cli syntax, a `#` comment, a
 //! blank line, or a meta-command (`:as NAME` switches connection, `:clock +MS` moves the
-//! virtual clock, `:undo` takes the last step back, `:redo` puts it again). Running it prints comments and blank
+//! virtual clock, `:undo` takes the last step back, `:redo` puts it again, `:profile NAME`
+//! starts a fresh session answering as another server, `:fill KEY COUNT` appends generated
+//! order events to a stream). Running it prints comments and blank
 //! lines unchanged and every other line as `> ` + the line followed by its replies exactly as
 //! `redis-cli --no-raw` prints them. Replies that reach another connection (a served blocked
 //! read, a Pub/Sub message) follow, each line prefixed with `[NAME] `. A transcript is
@@ -11,7 +13,9 @@
 
 use std::collections::BTreeMap;
 
-use streamlab_protocol::{format_reply, tokenize, Clock, ConnId, Delivery, Session, Timeline, VIRTUAL_EPOCH_MS};
+use streamlab_protocol::{
+    format_reply, tokenize, Clock, ConnId, Delivery, Profile, Session, Timeline, VIRTUAL_EPOCH_MS,
+};
 
 /// The connection every run starts on.
 pub const DEFAULT_CONNECTION: &str = "default";
@@ -30,11 +34,16 @@ pub type Lines = Vec<String>;
 
 impl Default for Console {
     fn default() -> Self {
-        Console::new(Session::new(Clock::Virtual(VIRTUAL_EPOCH_MS)))
+        Console::with_profile(Profile::default())
     }
 }
 
 impl Console {
+    /// A console over a fresh virtual-clock session answering as `profile`.
+    pub fn with_profile(profile: Profile) -> Console {
+        Console::new(Session::with_profile(Clock::Virtual(VIRTUAL_EPOCH_MS), profile))
+    }
+
     /// A console over a session, on the default connection.
     pub fn new(session: Session) -> Console {
         let mut timeline = Timeline::new(session);
@@ -124,7 +133,26 @@ impl Console {
                     out.push("(error) nothing to redo".to_owned());
                 }
             }
-            _ => out.push(format!("(error) unknown meta-command ':{meta}': try :as NAME, :clock +MS, :undo or :redo")),
+            // A fresh session (keys, connections, clock and history all start over) answering
+            // as another server.
+            (Some("profile"), Some(name), None) => match name.parse::<Profile>() {
+                Ok(profile) => *self = Console::with_profile(profile),
+                Err(error) => out.push(format!("(error) {error}")),
+            },
+            (Some("profile"), None, None) => out.push(self.session().profile().to_string()),
+            (Some("fill"), Some(key), Some(count)) => match (count.parse::<u64>(), words.next()) {
+                (Ok(count), None) => {
+                    let output = self.timeline.fill(key.as_bytes(), count);
+                    for reply in &output.replies {
+                        out.extend(format_reply(reply).lines().map(str::to_owned));
+                    }
+                    self.print_deliveries(output.deliveries, out);
+                }
+                _ => out.push(format!("(error) bad :fill '{meta}': use :fill KEY COUNT")),
+            },
+            _ => out.push(format!(
+                "(error) unknown meta-command ':{meta}': try :as NAME, :clock +MS, :undo, :redo, :profile NAME or :fill KEY COUNT"
+            )),
         }
     }
 }
@@ -148,9 +176,15 @@ fn parse_clock(text: &str) -> Option<i64> {
     (ms.is_finite() && (0.0..1e15).contains(&ms)).then_some(ms.round() as i64)
 }
 
-/// Runs a whole command file (or a transcript's inputs) and returns the transcript text.
+/// Runs a whole command file (or a transcript's inputs) and returns the transcript text,
+/// starting with the default profile (a `:profile` line switches).
 pub fn run_script(text: &str) -> String {
-    let mut console = Console::default();
+    run_script_as(text, Profile::default())
+}
+
+/// [`run_script`] starting with `profile`.
+pub fn run_script_as(text: &str, profile: Profile) -> String {
+    let mut console = Console::with_profile(profile);
     let mut out = String::new();
     for line in inputs(text) {
         if line.trim().is_empty() || line.trim_start().starts_with('#') {
@@ -267,6 +301,25 @@ mod tests {
         assert!(out.contains("> XLEN s\n(integer) 1\n"), "{out}");
         // XLEN is a step too, so nothing is left to redo after it.
         assert!(out.ends_with("> :redo\n(error) nothing to redo\n"), "{out}");
+    }
+
+    #[test]
+    fn profile_starts_a_fresh_session() {
+        let out =
+            run_script("XADD s 1-0 f v\n:profile redis-7.4\nXLEN s\nXDELEX s IDS 1 1-0\n:profile\n:profile nope\n");
+        assert!(out.contains("> XLEN s\n(integer) 0\n"), "{out}");
+        assert!(out.contains("(error) ERR unknown command 'XDELEX'"), "{out}");
+        assert!(out.contains("> :profile\nredis-7.4\n"), "{out}");
+        assert!(out.contains("(error) unknown profile 'nope'"), "{out}");
+    }
+
+    #[test]
+    fn fill_appends_generated_orders_and_undoes() {
+        let out =
+            run_script(":fill orders 3\nXLEN orders\nXRANGE orders - + COUNT 1\n:undo\n:undo\n:undo\nXLEN orders\n");
+        assert!(out.contains("filled 3 entries: 1700000000000-0 .. 1700000000000-2"), "{out}");
+        assert!(out.contains("\"order-created\""), "{out}");
+        assert!(out.ends_with("> XLEN orders\n(integer) 0\n"), "{out}");
     }
 
     #[test]

@@ -1,10 +1,12 @@
 //! Consumer groups: the delivery cursor, the pending entries list (PEL) and the consumers.
 //!
 //! Each pending entry is stored once, in the group's PEL, keyed by id; a consumer only keeps
-//! the set of ids it owns. [`Group::check_invariants`] verifies that those sets partition the
-//! PEL exactly.
+//! the set of ids it owns. An entry released with XNACK (Redis 8.8) has no owner: its id sits
+//! in the group's *nacked zone*, a FIFO list that claims serve before anything else.
+//! [`Group::check_invariants`] verifies that the consumer sets and the nacked zone partition
+//! the PEL exactly.
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::{BTreeMap, BTreeSet, VecDeque};
 use std::sync::Arc;
 
 use crate::id::StreamId;
@@ -15,9 +17,10 @@ pub type ConsumerName = Arc<[u8]>;
 /// One pending (delivered, not yet acknowledged) entry of a group.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Pending {
-    /// The consumer that owns the entry now.
-    pub owner: ConsumerName,
-    /// When it was last delivered (or claimed), in Unix milliseconds.
+    /// The consumer that owns the entry now; `None` once XNACK released it (docs-only,
+    /// unverified on a server).
+    pub owner: Option<ConsumerName>,
+    /// When it was last delivered (or claimed), in Unix milliseconds; 0 for a released entry.
     pub delivery_time: i64,
     /// How many times it has been delivered.
     pub delivery_count: u64,
@@ -49,17 +52,36 @@ pub struct Group {
     pub entries_read: Option<u64>,
     pel: BTreeMap<StreamId, Pending>,
     consumers: BTreeMap<ConsumerName, Consumer>,
+    /// Released (XNACKed) ids, oldest release first: the head of the PEL's delivery order.
+    nacked: VecDeque<StreamId>,
+}
+
+impl Pending {
+    /// Whether `name` owns this entry.
+    pub fn owned_by(&self, name: &[u8]) -> bool {
+        self.owner.as_deref() == Some(name)
+    }
+
+    /// The owner's name, or the empty name XPENDING shows for a released entry.
+    pub fn owner_name(&self) -> &[u8] {
+        self.owner.as_deref().unwrap_or(b"")
+    }
 }
 
 impl Group {
     /// A group positioned at `last_id` with no consumers and an empty PEL.
     pub fn new(last_id: StreamId, entries_read: Option<u64>) -> Group {
-        Group { last_id, entries_read, pel: BTreeMap::new(), consumers: BTreeMap::new() }
+        Group { last_id, entries_read, pel: BTreeMap::new(), consumers: BTreeMap::new(), nacked: VecDeque::new() }
     }
 
     /// The PEL, in id order.
     pub fn pel(&self) -> &BTreeMap<StreamId, Pending> {
         &self.pel
+    }
+
+    /// The released (XNACKed) ids, in release order.
+    pub fn nacked(&self) -> &VecDeque<StreamId> {
+        &self.nacked
     }
 
     /// The consumers, by name in byte order.
@@ -116,15 +138,60 @@ impl Group {
     /// Gives `id` to `owner` (which must exist) with the given delivery time and count,
     /// taking it from its previous owner if it was pending already.
     pub fn assign(&mut self, id: StreamId, owner: &ConsumerName, delivery_time: i64, delivery_count: u64) {
-        let record = Pending { owner: owner.clone(), delivery_time, delivery_count };
+        let record = Pending { owner: Some(owner.clone()), delivery_time, delivery_count };
         if let Some(previous) = self.pel.insert(id, record) {
-            if previous.owner != *owner {
-                if let Some(old) = self.consumers.get_mut(&previous.owner) {
+            self.unlink(id, previous.owner.as_ref());
+        }
+        self.consumers.get_mut(owner).expect("owner exists").pending.insert(id);
+    }
+
+    /// Takes `id` out of its previous owner's index, or out of the nacked zone.
+    fn unlink(&mut self, id: StreamId, owner: Option<&ConsumerName>) {
+        match owner {
+            Some(name) => {
+                if let Some(old) = self.consumers.get_mut(name) {
                     old.pending.remove(&id);
                 }
             }
+            None => self.nacked.retain(|&n| n != id),
         }
-        self.consumers.get_mut(owner).expect("owner exists").pending.insert(id);
+    }
+
+    /// XNACK (Redis 8.8, docs-only, unverified on a server): releases a pending entry. It
+    /// loses its owner, its delivery time becomes 0 (so any claim takes it at once), its
+    /// delivery count becomes `count`, and it joins the tail of the nacked zone. Returns false
+    /// if `id` is not pending.
+    pub fn release(&mut self, id: StreamId, count: impl FnOnce(u64) -> u64) -> bool {
+        let Some(record) = self.pel.get(&id).cloned() else { return false };
+        self.unlink(id, record.owner.as_ref());
+        self.pel.insert(id, Pending { owner: None, delivery_time: 0, delivery_count: count(record.delivery_count) });
+        self.nacked.push_back(id);
+        true
+    }
+
+    /// XNACK ... FORCE for an id that is not pending: a new released record.
+    pub fn release_new(&mut self, id: StreamId, delivery_count: u64) {
+        if self.pel.contains_key(&id) {
+            return;
+        }
+        self.pel.insert(id, Pending { owner: None, delivery_time: 0, delivery_count });
+        self.nacked.push_back(id);
+    }
+
+    /// What XREADGROUP ... CLAIM (Redis 8.4, docs-only, unverified on a server) would take, in
+    /// order: the nacked zone first (oldest release first), then the other pending entries
+    /// idle for at least `min_idle` ms, longest idle first (ties by id).
+    pub fn claim_order(&self, now: i64, min_idle: i64) -> Vec<StreamId> {
+        let mut out: Vec<StreamId> = self.nacked.iter().copied().collect();
+        let mut idle: Vec<(i64, StreamId)> = self
+            .pel
+            .iter()
+            .filter(|(_, p)| p.owner.is_some() && now - p.delivery_time >= min_idle)
+            .map(|(id, p)| (p.delivery_time, *id))
+            .collect();
+        idle.sort_unstable();
+        out.extend(idle.into_iter().map(|(_, id)| id));
+        out
     }
 
     /// Records a redelivery of an entry to its own owner (a history read).
@@ -140,9 +207,7 @@ impl Group {
     pub fn remove_pending(&mut self, id: StreamId) -> bool {
         match self.pel.remove(&id) {
             Some(pending) => {
-                if let Some(owner) = self.consumers.get_mut(&pending.owner) {
-                    owner.pending.remove(&id);
-                }
+                self.unlink(id, pending.owner.as_ref());
                 true
             }
             None => false,
@@ -162,18 +227,35 @@ impl Group {
         for (name, consumer) in &self.consumers {
             for id in &consumer.pending {
                 match self.pel.get(id) {
-                    Some(p) if p.owner == *name => indexed += 1,
+                    Some(p) if p.owned_by(name) => indexed += 1,
                     Some(p) => return Err(format!("{id} indexed by {name:?} but owned by {:?}", p.owner)),
                     None => return Err(format!("{id} indexed by {name:?} but not in the PEL")),
                 }
             }
         }
-        if indexed != self.pel.len() {
-            return Err(format!("consumer indexes hold {indexed} ids, the PEL {}", self.pel.len()));
+        let mut released = BTreeSet::new();
+        for id in &self.nacked {
+            if !released.insert(*id) {
+                return Err(format!("{id} is in the nacked zone twice"));
+            }
+            match self.pel.get(id) {
+                Some(p) if p.owner.is_none() && p.delivery_time == 0 => {}
+                Some(p) => return Err(format!("{id} is in the nacked zone but owned by {:?}", p.owner)),
+                None => return Err(format!("{id} is in the nacked zone but not in the PEL")),
+            }
+        }
+        if indexed + released.len() != self.pel.len() {
+            return Err(format!(
+                "consumer indexes hold {indexed} ids and the nacked zone {}, the PEL {}",
+                released.len(),
+                self.pel.len()
+            ));
         }
         for (id, pending) in &self.pel {
-            if !self.consumers.contains_key(&pending.owner) {
-                return Err(format!("{id} is owned by missing consumer {:?}", pending.owner));
+            if let Some(owner) = &pending.owner {
+                if !self.consumers.contains_key(owner) {
+                    return Err(format!("{id} is owned by missing consumer {owner:?}"));
+                }
             }
         }
         Ok(())
@@ -194,11 +276,34 @@ mod tests {
         group.assign(StreamId::new(2, 0), &bob, 20, 2);
         group.check_invariants().unwrap();
         assert_eq!(group.consumer(b"alice").unwrap().pending().len(), 1);
-        assert_eq!(group.pel()[&StreamId::new(2, 0)].owner, bob);
+        assert_eq!(group.pel()[&StreamId::new(2, 0)].owner, Some(bob));
         assert!(group.remove_pending(StreamId::new(1, 0)));
         assert!(!group.remove_pending(StreamId::new(1, 0)));
         assert_eq!(group.delete_consumer(b"bob"), Some(1));
         assert!(group.pel().is_empty());
+        group.check_invariants().unwrap();
+    }
+
+    #[test]
+    fn released_entries_form_a_fifo_zone_and_are_claimed_first() {
+        let mut group = Group::new(StreamId::MIN, Some(0));
+        let alice = group.see_consumer(b"alice", 0);
+        for ms in 1..=4 {
+            group.assign(StreamId::new(ms, 0), &alice, 100 * ms as i64, 1);
+        }
+        assert!(group.release(StreamId::new(3, 0), |c| c));
+        assert!(group.release(StreamId::new(1, 0), |c| c - 1));
+        assert!(!group.release(StreamId::new(9, 0), |c| c));
+        group.check_invariants().unwrap();
+        assert_eq!(group.pel()[&StreamId::new(1, 0)].delivery_count, 0);
+        assert_eq!(group.consumer(b"alice").unwrap().pending().len(), 2);
+        let order = group.claim_order(1000, 0);
+        assert_eq!(order, [3, 1, 2, 4].map(|ms| StreamId::new(ms, 0)));
+        // Claiming a released entry takes it out of the zone.
+        group.assign(StreamId::new(3, 0), &alice, 1000, 2);
+        assert_eq!(group.nacked().len(), 1);
+        assert!(group.remove_pending(StreamId::new(1, 0)));
+        assert!(group.nacked().is_empty());
         group.check_invariants().unwrap();
     }
 }

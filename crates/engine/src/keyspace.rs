@@ -3,7 +3,7 @@
 use std::collections::BTreeMap;
 
 use crate::glob::glob_match;
-use crate::stream::{Stream, StreamConfig};
+use crate::stream::{CounterRules, Stream, StreamConfig};
 
 /// A value stored under a key.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -49,6 +49,8 @@ pub struct Keyspace {
     expires: BTreeMap<Vec<u8>, i64>,
     /// Node-size settings for streams.
     pub config: StreamConfig,
+    /// The counter rules new streams follow (set from the server profile).
+    pub rules: CounterRules,
     ready: Vec<Vec<u8>>,
     touched: Vec<Vec<u8>>,
     /// When the simulated server started (Unix ms on the engine clock), set by whoever
@@ -128,7 +130,9 @@ impl Keyspace {
 
     /// The stream under `key`, created empty if the key is missing.
     pub fn stream_or_create(&mut self, key: &[u8]) -> Result<&mut Stream, WrongType> {
-        let value = self.values.entry(key.to_vec()).or_insert_with(|| Value::Stream(Box::default()));
+        let rules = self.rules;
+        let value =
+            self.values.entry(key.to_vec()).or_insert_with(|| Value::Stream(Box::new(Stream::with_rules(rules))));
         match value {
             Value::Stream(s) => Ok(s),
             _ => Err(WrongType),

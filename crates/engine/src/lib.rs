@@ -19,6 +19,7 @@ pub use id::{AddId, IdMode, InvalidId, StreamId};
 pub use keyspace::{Keyspace, Value, ValueKind, WrongType};
 pub use node::Node;
 pub use stream::{
-    AddError, AutoClaim, AutoClaimOptions, ClaimOptions, DeleteOutcome, Entry, Fields, RefPolicy, SetIdError, Stream,
-    StreamConfig, Trim, TrimStrategy,
+    AddError, AutoClaim, AutoClaimOptions, ClaimOptions, Claimed, CounterRules, DeleteOutcome, Entry, Fields, Idmp,
+    NackMode, ReadBudget, RefPolicy, SetIdError, Stream, StreamConfig, Trim, TrimStrategy, IDMP_DEFAULT_DURATION,
+    IDMP_DEFAULT_MAXSIZE,
 };

@@ -1,6 +1,6 @@
 //! A stream: its nodes of entries, the metadata Redis keeps beside them, and its groups.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, VecDeque};
 
 use crate::group::{ConsumerName, Group};
 use crate::id::{AddId, StreamId};
@@ -133,6 +133,128 @@ pub struct ClaimOptions {
     pub last_id: Option<StreamId>,
 }
 
+/// Which server's rules keep a group's `entries-read` counter and compute its `lag`. The
+/// servers disagree (each variant was observed on the server it names):
+///
+/// * Redis 8.2+: a tombstone test without the first-entry shortcut, an estimate that gives up
+///   below `max-deleted-entry-id`, the read counter re-estimated when the group was behind the
+///   first entry, ENTRIESREAD clamped to `entries-added`, and lag 0 for an empty stream and
+///   the stream's length for a group behind its first entry.
+/// * Redis 7.4: the tombstone test ignores tombstones before the first entry, the estimate
+///   has no `max-deleted-entry-id` rule, delivery counts on from the delivered id (so a trim
+///   ahead of the group leaves the counter behind), ENTRIESREAD is stored verbatim and lag may
+///   be negative; no empty-stream or behind-the-first-entry rules.
+/// * Valkey 9: Redis 8.2's tombstone test, estimate and delivery rule, but ENTRIESREAD verbatim
+///   and no empty-stream or behind-the-first-entry lag rules.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum CounterRules {
+    /// Redis 7.4.
+    Redis74,
+    /// Redis 8.2 and later.
+    #[default]
+    Redis82,
+    /// Valkey 9.
+    Valkey9,
+}
+
+/// IDMP defaults and limits (Redis 8.6, docs-only, unverified on a server).
+pub const IDMP_DEFAULT_DURATION: u64 = 100;
+/// The default number of idempotency ids kept per producer.
+pub const IDMP_DEFAULT_MAXSIZE: u64 = 100;
+
+/// One remembered idempotency id: the id, the entry it produced, when (Unix ms).
+type Remembered = (Vec<u8>, StreamId, i64);
+
+/// A stream's idempotent-production state (XADD IDMP / IDMPAUTO, XCFGSET; Redis 8.6,
+/// docs-only, unverified on a server): per producer, its recent idempotency ids with the entry
+/// id each produced and when, oldest first.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Idmp {
+    /// Seconds an idempotency id is remembered (`idmp-duration`).
+    pub duration: u64,
+    /// Idempotency ids remembered per producer (`idmp-maxsize`).
+    pub maxsize: u64,
+    producers: BTreeMap<Vec<u8>, VecDeque<Remembered>>,
+    /// Idempotency ids ever recorded (`iids-added`).
+    pub added: u64,
+    /// XADDs answered with an earlier entry's id (`iids-duplicates`).
+    pub duplicates: u64,
+}
+
+impl Default for Idmp {
+    fn default() -> Self {
+        Idmp {
+            duration: IDMP_DEFAULT_DURATION,
+            maxsize: IDMP_DEFAULT_MAXSIZE,
+            producers: BTreeMap::new(),
+            added: 0,
+            duplicates: 0,
+        }
+    }
+}
+
+impl Idmp {
+    fn live(&self, at: i64, now: i64) -> bool {
+        now.saturating_sub(at) < i64::try_from(self.duration.saturating_mul(1000)).unwrap_or(i64::MAX)
+    }
+
+    /// The entry id an idempotency id produced, if it is remembered at `now`.
+    pub fn lookup(&self, producer: &[u8], iid: &[u8], now: i64) -> Option<StreamId> {
+        self.producers
+            .get(producer)?
+            .iter()
+            .find(|(i, _, at)| i.as_slice() == iid && self.live(*at, now))
+            .map(|(_, id, _)| *id)
+    }
+
+    /// Forgets what has outlived the window.
+    pub fn expire(&mut self, now: i64) {
+        let (duration, maxsize) = (self.duration, self.maxsize);
+        let probe = Idmp { duration, maxsize, ..Idmp::default() };
+        for iids in self.producers.values_mut() {
+            iids.retain(|(_, _, at)| probe.live(*at, now));
+        }
+        self.producers.retain(|_, iids| !iids.is_empty());
+    }
+
+    /// Remembers that `iid` of `producer` produced `id`; the producer's oldest ids go once it
+    /// holds more than `maxsize`.
+    pub fn record(&mut self, producer: &[u8], iid: &[u8], id: StreamId, now: i64) {
+        let iids = self.producers.entry(producer.to_vec()).or_default();
+        iids.push_back((iid.to_vec(), id, now));
+        while iids.len() as u64 > self.maxsize {
+            iids.pop_front();
+        }
+        self.added += 1;
+    }
+
+    /// XCFGSET: new settings; a changed value clears every producer's history (the lifetime
+    /// counters stay).
+    pub fn configure(&mut self, duration: Option<u64>, maxsize: Option<u64>) {
+        let duration = duration.unwrap_or(self.duration);
+        let maxsize = maxsize.unwrap_or(self.maxsize);
+        if (duration, maxsize) != (self.duration, self.maxsize) {
+            self.producers.clear();
+        }
+        self.duration = duration;
+        self.maxsize = maxsize;
+    }
+
+    /// Producers and idempotency ids remembered at `now` (`pids-tracked`, `iids-tracked`).
+    pub fn tracked(&self, now: i64) -> (u64, u64) {
+        let mut pids = 0;
+        let mut iids = 0;
+        for list in self.producers.values() {
+            let live = list.iter().filter(|(_, _, at)| self.live(*at, now)).count() as u64;
+            if live > 0 {
+                pids += 1;
+                iids += live;
+            }
+        }
+        (pids, iids)
+    }
+}
+
 /// A stream value.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Stream {
@@ -143,12 +265,25 @@ pub struct Stream {
     max_deleted: StreamId,
     entries_added: u64,
     groups: BTreeMap<Vec<u8>, Group>,
+    rules: CounterRules,
+    /// Idempotent production (Redis 8.6).
+    pub idmp: Idmp,
 }
 
 impl Stream {
     /// An empty stream.
     pub fn new() -> Stream {
         Stream::default()
+    }
+
+    /// An empty stream that keeps its groups' counters by `rules`.
+    pub fn with_rules(rules: CounterRules) -> Stream {
+        Stream { rules, ..Stream::default() }
+    }
+
+    /// The counter rules this stream follows.
+    pub fn rules(&self) -> CounterRules {
+        self.rules
     }
 
     /// Live entries.
@@ -532,24 +667,32 @@ impl Stream {
 
     // ----- groups -------------------------------------------------------------------------
 
+    /// ENTRIESREAD as stored: clamped to entries-added by Redis 8.2, verbatim elsewhere.
+    fn clamp_entries_read(&self, entries_read: Option<u64>) -> Option<u64> {
+        match self.rules {
+            CounterRules::Redis82 => entries_read.map(|n| n.min(self.entries_added)),
+            CounterRules::Redis74 | CounterRules::Valkey9 => entries_read,
+        }
+    }
+
     /// Creates a group; returns false if one with that name exists. An `entries_read` larger
-    /// than entries-added is clamped, as Redis 8.2 does.
+    /// than entries-added is clamped, as Redis 8.2 does (not 7.4 or Valkey).
     pub fn create_group(&mut self, name: &[u8], last_id: StreamId, entries_read: Option<u64>) -> bool {
         if self.groups.contains_key(name) {
             return false;
         }
-        let entries_read = entries_read.map(|n| n.min(self.entries_added));
+        let entries_read = self.clamp_entries_read(entries_read);
         self.groups.insert(name.to_vec(), Group::new(last_id, entries_read));
         true
     }
 
     /// XGROUP SETID: repositions a group, leaving its PEL alone.
     pub fn set_group_id(&mut self, name: &[u8], last_id: StreamId, entries_read: Option<u64>) -> bool {
-        let clamp = self.entries_added;
+        let entries_read = self.clamp_entries_read(entries_read);
         match self.groups.get_mut(name) {
             Some(group) => {
                 group.last_id = last_id;
-                group.entries_read = entries_read.map(|n| n.min(clamp));
+                group.entries_read = entries_read;
                 true
             }
             None => false,
@@ -563,7 +706,9 @@ impl Stream {
 
     /// Whether a tombstone may lie at or after `from` (Redis's cheap conservative test).
     fn tombstones_from(&self, from: StreamId) -> bool {
-        self.length > 0 && !self.max_deleted.is_zero() && from <= self.max_deleted
+        // Redis 7.4 also knows that a tombstone before the first entry is not in the way.
+        let before_first = self.rules == CounterRules::Redis74 && self.first_id > self.max_deleted;
+        self.length > 0 && !self.max_deleted.is_zero() && !before_first && from <= self.max_deleted
     }
 
     /// How many entries precede and include `id` in the stream's history, when that can be
@@ -575,7 +720,7 @@ impl Stream {
         if self.length == 0 && id <= self.last_id {
             return Some(self.entries_added);
         }
-        if !id.is_zero() && id < self.max_deleted {
+        if self.rules != CounterRules::Redis74 && !id.is_zero() && id < self.max_deleted {
             return None;
         }
         if id == self.last_id {
@@ -597,19 +742,27 @@ impl Stream {
 
     /// A group's lag: entries in the stream it has not read yet, or `None` when tombstones
     /// make that unknowable.
-    pub fn lag(&self, group: &Group) -> Option<u64> {
-        if self.entries_added == 0 || self.length == 0 {
+    /// Under Redis 7.4 and Valkey rules a verbatim ENTRIESREAD can make it negative.
+    pub fn lag(&self, group: &Group) -> Option<i64> {
+        let behind =
+            |read: u64| i64::try_from(self.entries_added).unwrap_or(i64::MAX) - read.min(i64::MAX as u64) as i64;
+        if self.entries_added == 0 {
             return Some(0);
         }
-        if group.last_id < self.first_id && self.max_deleted < self.first_id {
-            return Some(self.length);
+        if self.rules == CounterRules::Redis82 {
+            if self.length == 0 {
+                return Some(0);
+            }
+            if group.last_id < self.first_id && self.max_deleted < self.first_id {
+                return Some(self.length as i64);
+            }
         }
         if let Some(read) = group.entries_read {
             if !self.tombstones_from(group.last_id) {
-                return Some(self.entries_added.saturating_sub(read));
+                return Some(behind(read));
             }
         }
-        self.estimate_entries_read(group.last_id).map(|read| self.entries_added.saturating_sub(read))
+        self.estimate_entries_read(group.last_id).map(behind)
     }
 
     /// XREADGROUP with `>`: delivers up to `count` (0: all) entries the group has never
@@ -623,6 +776,20 @@ impl Stream {
         no_ack: bool,
         now: i64,
     ) -> Option<Vec<Entry>> {
+        self.read_group_new_within(group, consumer, count, no_ack, now, &mut ReadBudget::default())
+    }
+
+    /// [`Stream::read_group_new`] that also stops when the whole command's `budget`
+    /// (MAXCOUNT / MAXSIZE, Redis 8.10) runs out. A skipped entry is not delivered.
+    pub fn read_group_new_within(
+        &mut self,
+        group: &[u8],
+        consumer: &[u8],
+        count: u64,
+        no_ack: bool,
+        now: i64,
+        budget: &mut ReadBudget,
+    ) -> Option<Vec<Entry>> {
         let last_live = self.last_live_id();
         let g = self.groups.get_mut(group)?;
         let owner = g.see_consumer(consumer, now);
@@ -631,7 +798,13 @@ impl Stream {
         }
         let from = g.last_id.next()?;
         let limit = if count == 0 { usize::MAX } else { usize::try_from(count).unwrap_or(usize::MAX) };
-        let entries: Vec<Entry> = self.range(from, StreamId::MAX, false).take(limit).collect();
+        let mut entries = Vec::new();
+        for entry in self.range(from, StreamId::MAX, false) {
+            if entries.len() >= limit || !budget.admit(&entry) {
+                break;
+            }
+            entries.push(entry);
+        }
         for entry in &entries {
             self.advance_group(group, entry.id);
             let g = self.groups.get_mut(group).expect("group exists");
@@ -643,6 +816,83 @@ impl Stream {
         Some(entries)
     }
 
+    /// XREADGROUP ... CLAIM min-idle-time with `>` (Redis 8.4; docs-only, unverified on a
+    /// server): before new entries, the consumer takes over pending entries of any consumer
+    /// that are idle for at least `min_idle` ms (released ones first, then longest idle
+    /// first), up to `count` (0: all) and the command's `budget`. Each comes back with its
+    /// idle time (-1 for a released entry, as XPENDING shows it) and how often it had been
+    /// delivered before; then it is claimed as XCLAIM would: owner, delivery time now,
+    /// delivery count + 1. Pending entries whose stream entry is gone are dropped from the
+    /// PEL, as XAUTOCLAIM does.
+    pub fn read_group_claim(
+        &mut self,
+        group: &[u8],
+        consumer: &[u8],
+        min_idle: i64,
+        count: u64,
+        now: i64,
+        budget: &mut ReadBudget,
+    ) -> Vec<Claimed> {
+        let Some(g) = self.groups.get_mut(group) else { return Vec::new() };
+        let owner = g.see_consumer(consumer, now);
+        let order = g.claim_order(now, min_idle);
+        let limit = if count == 0 { usize::MAX } else { usize::try_from(count).unwrap_or(usize::MAX) };
+        let mut out = Vec::new();
+        for id in order {
+            if out.len() >= limit {
+                break;
+            }
+            let Some(entry) = self.get(id) else {
+                self.groups.get_mut(group).expect("group exists").remove_pending(id);
+                continue;
+            };
+            if !budget.admit(&entry) {
+                break;
+            }
+            let g = self.groups.get_mut(group).expect("group exists");
+            let record = g.pel()[&id].clone();
+            let idle = if record.owner.is_none() { -1 } else { now - record.delivery_time };
+            g.assign(id, &owner, now, record.delivery_count.saturating_add(1));
+            g.mark_active(consumer, now);
+            out.push(Claimed { entry, idle, delivered: record.delivery_count });
+        }
+        out
+    }
+
+    /// XNACK (Redis 8.8; docs-only, unverified on a server): releases pending entries of
+    /// `group`. The delivery count follows `mode` unless `retry_count` sets it; with `force`,
+    /// ids that exist in the stream but are not pending get a released record (count 0, or
+    /// RETRYCOUNT, or the FATAL maximum). Returns how many ids were released.
+    pub fn nack(
+        &mut self,
+        group: &[u8],
+        ids: &[StreamId],
+        mode: NackMode,
+        retry_count: Option<u64>,
+        force: bool,
+    ) -> u64 {
+        let exists: Vec<bool> = ids.iter().map(|&id| self.contains(id)).collect();
+        let Some(g) = self.groups.get_mut(group) else { return 0 };
+        let fatal = i64::MAX as u64;
+        let mut released = 0;
+        for (&id, &exists) in ids.iter().zip(&exists) {
+            let done = g.release(id, |count| match (retry_count, mode) {
+                (Some(n), _) => n,
+                (None, NackMode::Silent) => count.saturating_sub(1),
+                (None, NackMode::Fail) => count,
+                (None, NackMode::Fatal) => fatal,
+            });
+            if done {
+                released += 1;
+            } else if force && exists {
+                let count = retry_count.unwrap_or(if mode == NackMode::Fatal { fatal } else { 0 });
+                g.release_new(id, count);
+                released += 1;
+            }
+        }
+        released
+    }
+
     /// Moves a group's cursor to a delivered id, keeping entries-read exact where it can.
     ///
     /// The counter only counts on by one when nothing lies between the cursor and the new
@@ -651,8 +901,15 @@ impl Stream {
     /// estimated again from the new id.
     fn advance_group(&mut self, group: &[u8], id: StreamId) {
         let g = &self.groups[group];
+        let counts_on = match self.rules {
+            // Redis 7.4 looks for tombstones from the delivered id, and misses a trim between.
+            CounterRules::Redis74 => !self.tombstones_from(id),
+            CounterRules::Redis82 | CounterRules::Valkey9 => {
+                g.last_id >= self.first_id && !self.tombstones_from(g.last_id)
+            }
+        };
         let entries_read = match g.entries_read {
-            Some(read) if g.last_id >= self.first_id && !self.tombstones_from(g.last_id) => Some(read + 1),
+            Some(read) if counts_on => Some(read + 1),
             current if self.entries_added == 0 => current,
             _ => self.estimate_entries_read(id),
         };
@@ -876,6 +1133,58 @@ impl<'a> LiveCursor<'a> {
             self.current = Some(entry);
             return entry.id == id && !entry.deleted;
         }
+    }
+}
+
+/// How XNACK changes a released entry's delivery count.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum NackMode {
+    /// One delivery less: the delivery "did not count".
+    Silent,
+    /// Unchanged.
+    Fail,
+    /// The largest count (2^63 - 1): never to be retried.
+    Fatal,
+}
+
+/// A pending entry taken over by XREADGROUP ... CLAIM.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Claimed {
+    /// The entry.
+    pub entry: Entry,
+    /// Milliseconds since its last delivery (-1 for a released entry).
+    pub idle: i64,
+    /// How many times it had been delivered before this claim.
+    pub delivered: u64,
+}
+
+/// What one XREAD / XREADGROUP may still return across all its streams: MAXCOUNT entries and
+/// MAXSIZE bytes (Redis 8.10; docs-only, unverified on a server). An entry's size is its field
+/// and value bytes; the size is checked before each entry, so the first entry always fits.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct ReadBudget {
+    /// MAXCOUNT, if given.
+    pub max_count: Option<u64>,
+    /// MAXSIZE, if given.
+    pub max_size: Option<u64>,
+    /// Entries admitted so far.
+    pub entries: u64,
+    /// Bytes admitted so far.
+    pub bytes: u64,
+}
+
+impl ReadBudget {
+    /// Admits `entry` if the budget allows it, and counts it.
+    pub fn admit(&mut self, entry: &Entry) -> bool {
+        if self.max_count.is_some_and(|max| self.entries >= max) {
+            return false;
+        }
+        if self.max_size.is_some_and(|max| self.bytes >= max) {
+            return false;
+        }
+        self.entries += 1;
+        self.bytes += entry.fields.iter().map(|(f, v)| (f.len() + v.len()) as u64).sum::<u64>();
+        true
     }
 }
 

@@ -125,7 +125,7 @@ impl Run {
             }
             if let Some(lag) = self.stream.lag(group) {
                 let exact = self.model.range(group.last_id..).filter(|(&k, _)| k > group.last_id).count() as u64;
-                if lag != exact {
+                if lag != exact as i64 {
                     return Err(format!(
                         "group {} at {} (entries-read {:?}) has lag {lag}, but {exact} entries follow",
                         show(name),
@@ -360,8 +360,7 @@ impl Run {
                     let ok = if no_ack {
                         pending == before.group(group).and_then(|g| g.pel().get(id))
                     } else {
-                        pending
-                            .is_some_and(|p| *p.owner == *consumer && p.delivery_count == 1 && p.delivery_time == now)
+                        pending.is_some_and(|p| p.owned_by(consumer) && p.delivery_count == 1 && p.delivery_time == now)
                     };
                     if !ok {
                         return Err(format!("{id} pending as {pending:?} after the read"));
@@ -438,7 +437,7 @@ impl Run {
                     // The last claim of an id decides its owner.
                     for id in &claimed {
                         match g.pel().get(id) {
-                            Some(p) if *p.owner == *consumer => {}
+                            Some(p) if p.owned_by(consumer) => {}
                             other => return Err(format!("claimed {id} but it is pending as {other:?}")),
                         }
                     }
@@ -473,7 +472,7 @@ impl Run {
                     return Err("autoclaim returned more than COUNT".into());
                 }
                 for id in &result.claimed {
-                    if !self.model.contains_key(id) || g.pel().get(id).is_none_or(|p| *p.owner != *consumer) {
+                    if !self.model.contains_key(id) || g.pel().get(id).is_none_or(|p| !p.owned_by(consumer)) {
                         return Err(format!("autoclaimed {id} but it is not owned"));
                     }
                 }

@@ -79,6 +79,8 @@ pub enum CmdError {
     ExecAbortBecause(Box<CmdError>),
     /// The error for a command refused in RESP2 subscribed mode.
     SubscribedContext(String),
+    /// Valkey: `ERR Command 'multi' not allowed inside a transaction` (lower-case name).
+    NotInTransaction(String),
     /// `ERR invalid expire time in 'set' command` (the command name varies).
     InvalidExpire(&'static str),
     /// `ERR Unknown option or number of arguments for CONFIG SET - 'x'`
@@ -143,6 +145,8 @@ pub enum Msg {
     UnbalancedXread,
     /// XREADGROUP STREAMS with an odd count.
     UnbalancedXreadgroup,
+    /// XREAD STREAMS with an odd count, before Redis 8.2 and on Valkey.
+    UnbalancedXreadNoPlus,
     /// XREADGROUP without GROUP.
     MissingGroup,
     /// `>` given to XREAD.
@@ -204,6 +208,22 @@ pub enum Msg {
     /// XAUTOCLAIM COUNT accepted by the parser but too large for the reply buffers Redis
     /// allocates up front.
     XautoclaimCountTooHigh,
+    /// XADD with IDMP/IDMPAUTO twice (Redis 8.6; text from the Redis test suite).
+    IdmpTwice,
+    /// XADD IDMP with an empty producer id.
+    IdmpEmptyProducer,
+    /// XADD IDMP with an empty idempotency id.
+    IdmpEmptyIid,
+    /// XADD IDMPAUTO with an empty producer id.
+    IdmpautoEmptyProducer,
+    /// XADD IDMP/IDMPAUTO with an explicit id.
+    IdmpNeedsAutoId,
+    /// XCFGSET without options (Redis 8.6; the test suite pins only the beginning).
+    XcfgsetNoParameter,
+    /// XCFGSET IDMP-DURATION out of range (the test suite pins only the beginning).
+    IdmpDurationRange,
+    /// XCFGSET IDMP-MAXSIZE out of range (the test suite pins only the beginning).
+    IdmpMaxsizeRange,
 }
 
 impl Msg {
@@ -231,6 +251,9 @@ impl Msg {
             }
             Msg::UnbalancedXread => {
                 "ERR Unbalanced 'xread' list of streams: for each stream key an ID, '+', or '$' must be specified."
+            }
+            Msg::UnbalancedXreadNoPlus => {
+                "ERR Unbalanced 'xread' list of streams: for each stream key an ID or '$' must be specified."
             }
             Msg::UnbalancedXreadgroup => {
                 "ERR Unbalanced 'xreadgroup' list of streams: for each stream key an ID or '>' must be specified."
@@ -273,6 +296,15 @@ impl Msg {
             Msg::XautoclaimCountTooHigh => {
                 "ERR Insufficient memory, failed allocating transient memory, COUNT too high."
             }
+            // Redis 8.6+: docs-only, unverified on a server.
+            Msg::IdmpTwice => "ERR IDMP/IDMPAUTO specified multiple times",
+            Msg::IdmpEmptyProducer => "ERR IDMP requires a non-empty producer ID",
+            Msg::IdmpEmptyIid => "ERR IDMP requires a non-empty idempotent ID",
+            Msg::IdmpautoEmptyProducer => "ERR IDMPAUTO requires a non-empty producer ID",
+            Msg::IdmpNeedsAutoId => "ERR IDMP/IDMPAUTO can be used only with auto-generated IDs",
+            Msg::XcfgsetNoParameter => "ERR At least one parameter must be specified",
+            Msg::IdmpDurationRange => "ERR IDMP-DURATION must be between 1 and 86400",
+            Msg::IdmpMaxsizeRange => "ERR IDMP-MAXSIZE must be between 1 and 10000",
         }
     }
 }
@@ -356,6 +388,7 @@ impl fmt::Display for CmdError {
                 f,
                 "ERR Can't execute '{name}': only (P|S)SUBSCRIBE / (P|S)UNSUBSCRIBE / PING / QUIT / RESET are allowed in this context"
             ),
+            CmdError::NotInTransaction(name) => write!(f, "ERR Command '{name}' not allowed inside a transaction"),
             CmdError::InvalidExpire(cmd) => write!(f, "ERR invalid expire time in '{cmd}' command"),
             CmdError::DbIndexOutOfRange => f.write_str("ERR DB index is out of range"),
             CmdError::ClientNameInvalid => {

@@ -39,6 +39,15 @@ pub enum Step {
         /// The connection.
         conn: ConnId,
     },
+    /// `:fill`: generated entries appended to a stream (see [`Session::fill`]).
+    Fill {
+        /// The stream's key.
+        key: Vec<u8>,
+        /// How many entries.
+        count: u64,
+        /// The clock reading (Unix ms).
+        now: i64,
+    },
 }
 
 /// What a step produced, kept for display (a timeline of commands and replies).
@@ -106,6 +115,17 @@ impl Timeline {
                 session.disconnect(*conn);
                 StepOutput::default()
             }
+            Step::Fill { key, count, now } => {
+                let (result, deliveries) = session.fill(key, *count, *now);
+                let reply = match result {
+                    Ok(Some((first, last))) => {
+                        crate::Reply::Status(format!("filled {count} entries: {first} .. {last}"))
+                    }
+                    Ok(None) => crate::Reply::Status("filled 0 entries".to_owned()),
+                    Err(error) => crate::Reply::Error(error.to_string()),
+                };
+                StepOutput { replies: vec![reply], deliveries }
+            }
         }
     }
 
@@ -141,6 +161,12 @@ impl Timeline {
         let conn = self.current.next_conn_id();
         self.push(Step::Connect { conn });
         conn
+    }
+
+    /// Appends generated entries to a stream (`:fill`, see [`Session::fill`]) and records it.
+    pub fn fill(&mut self, key: &[u8], count: u64) -> StepOutput {
+        let now = self.current.clock_reading();
+        self.push(Step::Fill { key: key.to_vec(), count, now })
     }
 
     /// Closes a connection and records it.

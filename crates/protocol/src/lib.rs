@@ -14,6 +14,7 @@ mod double;
 pub mod error;
 pub mod format;
 pub mod history;
+pub mod profile;
 pub mod reply;
 pub mod resp;
 pub mod session;
@@ -22,10 +23,8 @@ pub mod tokenize;
 pub use error::{CmdError, Msg};
 pub use format::{format_reply, quote_bytes, SUBSCRIBE_BANNER};
 pub use history::{Record, Step, StepOutput, Timeline};
+pub use profile::{Capabilities, Profile, UnknownProfile, PROFILES};
 pub use reply::Reply;
 pub use resp::{decode_reply, encode, encode_into, encode_request, format_double, parse_request, ProtocolError};
 pub use session::{Clock, ConnId, Delivery, Executed, Session, VIRTUAL_EPOCH_MS};
 pub use tokenize::{tokenize, TokenizeError};
-
-/// The Redis version StreamLab answers as (INFO, HELLO).
-pub const REDIS_VERSION: &str = "8.2.3";

@@ -10,11 +10,15 @@
 
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
 
-use streamlab_engine::{glob_match, Keyspace};
+use streamlab_engine::{glob_match, AddId, Keyspace, StreamId};
 
 use crate::command::{self, Block, Ctx, Outcome, Run};
 use crate::error::{CmdError, Msg};
+use crate::profile::{Capabilities, Profile};
 use crate::reply::Reply;
+
+/// What `:fill` added: the first and last ids, or `None` for nothing.
+pub type Filled = Option<(StreamId, StreamId)>;
 
 /// A connection's id, as CLIENT ID reports it.
 pub type ConnId = u64;
@@ -146,23 +150,46 @@ struct State {
     blocked_order: Vec<ConnId>,
 }
 
-/// One engine, its clock and its connections.
+/// One engine, its clock and its connections, answering as one server profile.
 #[derive(Debug, Clone)]
 pub struct Session {
     state: State,
     clock: Clock,
+    caps: &'static Capabilities,
 }
 
 impl Session {
-    /// A session with no connections yet.
+    /// A session with no connections yet, answering as the default profile (the newest Redis).
     pub fn new(clock: Clock) -> Session {
+        Session::with_profile(clock, Profile::default())
+    }
+
+    /// A session with no connections yet, answering as `profile`. The profile is fixed for
+    /// the session's life: switching servers means starting a new session.
+    pub fn with_profile(clock: Clock, profile: Profile) -> Session {
         let now = match clock {
             Clock::Virtual(start) => start,
             Clock::Host(read) => read(),
         };
+        let caps = profile.caps();
         let mut db = Keyspace::new();
         db.started_at = Some(now);
-        Session { state: State { db, now, conns: BTreeMap::new(), next_conn: 1, blocked_order: Vec::new() }, clock }
+        db.rules = caps.counters;
+        Session {
+            state: State { db, now, conns: BTreeMap::new(), next_conn: 1, blocked_order: Vec::new() },
+            clock,
+            caps,
+        }
+    }
+
+    /// The profile the session answers as.
+    pub fn profile(&self) -> Profile {
+        self.caps.profile
+    }
+
+    /// Everything the profile decides.
+    pub fn capabilities(&self) -> &'static Capabilities {
+        self.caps
     }
 
     /// The keyspace, for pictures and checks.
@@ -301,9 +328,17 @@ impl Session {
         if args.is_empty() {
             return;
         }
-        let spec = command::check_call(&args);
+        let spec = command::check_call(&args, self.caps);
         let name = args[0].to_ascii_lowercase();
         let in_multi = self.state.conns[&conn].multi.is_some();
+        if in_multi && self.caps.strict_multi && matches!(name.as_slice(), b"multi" | b"watch") {
+            // Valkey refuses these inside a transaction like any forbidden command, and the
+            // transaction fails.
+            self.conn_mut(conn).multi.as_mut().expect("multi open").failed = true;
+            let error = CmdError::NotInTransaction(String::from_utf8_lossy(&name).into_owned());
+            out.replies.push(Reply::Error(error.to_string()));
+            return;
+        }
         let transaction_control =
             matches!(name.as_slice(), b"exec" | b"discard" | b"multi" | b"watch" | b"quit" | b"reset");
         if in_multi && !transaction_control {
@@ -379,7 +414,7 @@ impl Session {
         now: i64,
     ) -> Result<Outcome, CmdError> {
         let resp3 = self.state.conns[&conn].resp == 3;
-        let mut ctx = Ctx { db: &mut self.state.db, now, resp3 };
+        let mut ctx = Ctx { db: &mut self.state.db, now, resp3, caps: self.caps };
         handler(&mut ctx, args)
     }
 
@@ -406,7 +441,7 @@ impl Session {
                 if !block.keys.iter().any(|k| ready.contains(k)) {
                     continue;
                 }
-                let Ok(spec) = command::check_call(&block.args) else { continue };
+                let Ok(spec) = command::check_call(&block.args, self.caps) else { continue };
                 let Run::Data(handler) = spec.run else { continue };
                 let reply = match self.run_data(conn, handler, &block.args, now) {
                     Ok(Outcome::Block(_)) => continue,
@@ -744,24 +779,92 @@ impl Session {
         if let Some(name) = name {
             c.name = if name.is_empty() { None } else { Some(name) };
         }
+        // Redis 8 reports its built-in vector sets module here, Valkey its Lua engine.
+        let modules = self
+            .caps
+            .modules
+            .iter()
+            .map(|m| {
+                Reply::Map(vec![
+                    (Reply::bulk("name"), Reply::bulk(m.name)),
+                    (Reply::bulk("ver"), Reply::Integer(m.ver)),
+                    (Reply::bulk("path"), Reply::bulk(m.path)),
+                    (Reply::bulk("args"), Reply::Array(Vec::new())),
+                ])
+            })
+            .collect();
         Ok(Reply::Map(vec![
-            (Reply::bulk("server"), Reply::bulk("redis")),
-            (Reply::bulk("version"), Reply::bulk(crate::REDIS_VERSION)),
+            (Reply::bulk("server"), Reply::bulk(self.caps.server)),
+            (Reply::bulk("version"), Reply::bulk(self.caps.version)),
             (Reply::bulk("proto"), Reply::Integer(i64::from(resp))),
             (Reply::bulk("id"), Reply::Integer(conn as i64)),
             (Reply::bulk("mode"), Reply::bulk("standalone")),
             (Reply::bulk("role"), Reply::bulk("master")),
-            // Redis 8 reports its built-in vector sets module here.
-            (
-                Reply::bulk("modules"),
-                Reply::Array(vec![Reply::Map(vec![
-                    (Reply::bulk("name"), Reply::bulk("vectorset")),
-                    (Reply::bulk("ver"), Reply::Integer(1)),
-                    (Reply::bulk("path"), Reply::bulk("")),
-                    (Reply::bulk("args"), Reply::Array(Vec::new())),
-                ])]),
-            ),
+            (Reply::bulk("modules"), Reply::Array(modules)),
         ]))
+    }
+
+    /// StreamLab's `:fill KEY COUNT` (not a Redis command): appends `count` generated order
+    /// events to the stream at `key` (created if missing) as `XADD key * type order-created
+    /// orderId N isbn 978-... quantity Q` would, all at the clock reading `now`, so ids run
+    /// `<now>-0`, `<now>-1`, ... Lessons use it to build streams too long to type (the seed
+    /// article's million orders). Returns the first and last ids added (a key of another type
+    /// is a WRONGTYPE error; a stream that runs out of ids stops early), and the replies that
+    /// reach blocked readers.
+    pub fn fill(&mut self, key: &[u8], count: u64, now: i64) -> (Result<Filled, CmdError>, Vec<Delivery>) {
+        let mut deliveries = Vec::new();
+        let result = self.fill_entries(key, count, now, &mut deliveries);
+        self.shape_deliveries(&mut deliveries);
+        (result, deliveries)
+    }
+
+    fn fill_entries(
+        &mut self,
+        key: &[u8],
+        count: u64,
+        now: i64,
+        deliveries: &mut Vec<Delivery>,
+    ) -> Result<Filled, CmdError> {
+        self.state.now = self.state.now.max(now);
+        let now = self.state.now;
+        self.state.db.expire_due(now);
+        if count == 0 {
+            return Ok(None);
+        }
+        let config = self.state.db.config;
+        self.state.db.stream(key)?;
+        // Check the first id before creating the key, so a failure leaves nothing behind.
+        if let Some(stream) = self.state.db.stream(key)? {
+            stream.next_id(AddId::Auto, now).map_err(|_| Msg::StreamExhausted)?;
+        }
+        let stream = self.state.db.stream_or_create(key)?;
+        let base = stream.entries_added();
+        let mut first = None;
+        let mut last = StreamId::MIN;
+        for i in 0..count {
+            let n = base + i + 1;
+            let fields = [
+                b"type".to_vec(),
+                b"order-created".to_vec(),
+                b"orderId".to_vec(),
+                n.to_string().into_bytes(),
+                b"isbn".to_vec(),
+                format!("978-{:09}", (n * 7919) % 1_000_000_000).into_bytes(),
+                b"quantity".to_vec(),
+                (1 + n % 3).to_string().into_bytes(),
+            ];
+            match stream.add(AddId::Auto, &fields, now, config) {
+                Ok(id) => {
+                    first.get_or_insert(id);
+                    last = id;
+                }
+                Err(_) => break,
+            }
+        }
+        self.state.db.touch(key);
+        self.state.db.signal_ready(key);
+        self.after_command(deliveries);
+        Ok(first.map(|first| (first, last)))
     }
 
     /// Checks the engine's invariants and the session's own (blocked order matches blocked

@@ -5,7 +5,7 @@
 
 use streamlab_engine::{Keyspace, RefPolicy, StreamId, Trim, TrimStrategy, Value};
 use streamlab_protocol::command::{check_call, Block, Ctx, Outcome, Run};
-use streamlab_protocol::Reply;
+use streamlab_protocol::{Profile, Reply};
 
 /// The clock at the start of every test (Unix ms).
 const NOW: i64 = 1_800_000_000_000;
@@ -18,7 +18,10 @@ struct T {
 
 impl T {
     fn new() -> T {
-        T { db: Keyspace::new(), now: NOW, resp3: false }
+        // The replies were recorded from Redis 8.2.3, so its counter rules apply.
+        let mut db = Keyspace::new();
+        db.rules = Profile::Redis82.caps().counters;
+        T { db, now: NOW, resp3: false }
     }
 
     fn sleep(&mut self, ms: i64) {
@@ -32,9 +35,10 @@ impl T {
         let result = match self.shim(&args) {
             Some(reply) => Ok(Outcome::Reply(reply)),
             None => {
-                let spec = check_call(&args).map_err(|e| e.to_string())?;
+                let caps = Profile::Redis82.caps();
+                let spec = check_call(&args, caps).map_err(|e| e.to_string())?;
                 let Run::Data(handler) = spec.run else { panic!("{line}: not a data command") };
-                let mut ctx = Ctx { db: &mut self.db, now: self.now, resp3: self.resp3 };
+                let mut ctx = Ctx { db: &mut self.db, now: self.now, resp3: self.resp3, caps };
                 handler(&mut ctx, &args).map_err(|e| e.to_string())
             }
         };

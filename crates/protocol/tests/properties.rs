@@ -313,6 +313,26 @@ impl Gen {
                     a.push(self.id());
                 }
             }
+            16 | 17 if self.rng.chance(35) => {
+                // XNACK (Redis 8.8): releases into the nacked zone, which the invariants check.
+                a.push("XNACK".into());
+                a.push(self.stream_key());
+                a.push(self.group());
+                a.push(self.rng.pick(&["SILENT", "FAIL", "FATAL", "fail", "MAYBE"]).into());
+                a.push("IDS".into());
+                let n = 1 + self.rng.below(3);
+                a.push(n.to_string());
+                for _ in 0..n {
+                    a.push(self.id());
+                }
+                if self.rng.chance(25) {
+                    a.push("RETRYCOUNT".into());
+                    a.push(self.small());
+                }
+                if self.rng.chance(25) {
+                    a.push("FORCE".into());
+                }
+            }
             16 | 17 => {
                 let ackdel = self.rng.chance(50);
                 a.push(if ackdel { "XACKDEL" } else { "XDELEX" }.into());
@@ -360,6 +380,14 @@ impl Gen {
                 self.block(&mut a);
                 if self.rng.chance(15) {
                     a.push("NOACK".into());
+                }
+                if self.rng.chance(25) {
+                    a.push("CLAIM".into());
+                    a.push(self.small());
+                }
+                if self.rng.chance(10) {
+                    a.push(self.rng.pick(&["MAXCOUNT", "MAXSIZE"]).into());
+                    a.push(self.small());
                 }
                 a.push("STREAMS".into());
                 let keys = 1 + self.rng.below(2) as usize;
@@ -696,7 +724,7 @@ fn fingerprint(db: &Keyspace) -> String {
                     for (id, p) in group.pel() {
                         let _ = out.write_fmt(format_args!(
                             "    pending {id} {:?} t={} n={}\n",
-                            String::from_utf8_lossy(&p.owner),
+                            String::from_utf8_lossy(p.owner_name()),
                             p.delivery_time,
                             p.delivery_count
                         ));

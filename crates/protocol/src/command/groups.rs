@@ -7,7 +7,9 @@
 //! (`XGROUP CREATE ... MKSTREAM`) and deleting entries (XACKDEL) touch it. XGROUP DESTROY
 //! wakes blocked readers of the key without touching it.
 
-use streamlab_engine::{AutoClaimOptions, ClaimOptions, ConsumerName, Group, IdMode, Pending, Stream, StreamId};
+use streamlab_engine::{
+    AutoClaimOptions, ClaimOptions, ConsumerName, Group, IdMode, NackMode, Pending, Stream, StreamId,
+};
 
 use super::read::{parse_read_args, streams_reply, ReadId};
 use super::streams::{outcome_code, PolicyIds};
@@ -125,6 +127,17 @@ pub const COMMANDS: &[CommandSpec] = &[
         run: Run::Data(xackdel),
     },
     CommandSpec {
+        name: "xnack",
+        arity: -7,
+        write: true,
+        syntax: "key group <SILENT | FAIL | FATAL> IDS numids id [id ...] [RETRYCOUNT count] [FORCE]",
+        summary: "Releases pending messages back to the group's PEL without acknowledging them, making them available for re-delivery.",
+        since: "8.8.0",
+        group: "stream",
+        subcommands: &[],
+        run: Run::Data(xnack),
+    },
+    CommandSpec {
         name: "xinfo",
         arity: -2,
         write: false,
@@ -195,6 +208,10 @@ fn int(n: u64) -> Reply {
 }
 
 /// `None` (an unknown counter) is a null bulk string, as Redis shows entries-read and lag.
+fn opt_signed(n: Option<i64>) -> Reply {
+    n.map_or(Reply::NullBulk, Reply::Integer)
+}
+
 fn opt_int(n: Option<u64>) -> Reply {
     n.map_or(Reply::NullBulk, int)
 }
@@ -315,7 +332,7 @@ enum Serve {
 /// XREADGROUP: options (shared with XREAD), then every stream in order — its key's type, the
 /// key and group existing, its id — before anything is served.
 fn xreadgroup(ctx: &mut Ctx<'_>, args: &[Vec<u8>]) -> Result<Outcome, CmdError> {
-    let parsed = parse_read_args(args, true, ctx.now)?;
+    let mut parsed = parse_read_args(args, true, ctx.now, ctx.caps)?;
     let (group, consumer) = parsed.group.expect("the parser insists on GROUP");
     let mut plan = Vec::with_capacity(parsed.streams.len());
     for stream in &parsed.streams {
@@ -337,9 +354,40 @@ fn xreadgroup(ctx: &mut Ctx<'_>, args: &[Vec<u8>]) -> Result<Outcome, CmdError> 
         let stream = ctx.db.stream_mut(key)?.expect("checked above");
         match serve {
             Serve::New => {
-                if let Some(entries) = stream.read_group_new(group, consumer, parsed.count, parsed.no_ack, now) {
-                    served.push((key.to_vec(), Reply::Array(entries.into_iter().map(entry_reply).collect())));
+                // CLAIM (Redis 8.4, docs-only): idle pending entries of any consumer first,
+                // each with its idle time and earlier delivery count, then new entries, COUNT
+                // bounding both together.
+                let claimed = match parsed.claim {
+                    Some(min_idle) => {
+                        stream.read_group_claim(group, consumer, min_idle, parsed.count, now, &mut parsed.budget)
+                    }
+                    None => Vec::new(),
+                };
+                let mut replies: Vec<Reply> = claimed
+                    .into_iter()
+                    .map(|c| {
+                        Reply::Array(vec![
+                            id_reply(c.entry.id),
+                            fields_reply(c.entry.fields),
+                            Reply::Integer(c.idle),
+                            int(c.delivered),
+                        ])
+                    })
+                    .collect();
+                let room = match parsed.count {
+                    0 => Some(0),
+                    count => count.checked_sub(replies.len() as u64).filter(|&room| room > 0),
+                };
+                let fresh = room
+                    .and_then(|room| {
+                        stream.read_group_new_within(group, consumer, room, parsed.no_ack, now, &mut parsed.budget)
+                    })
+                    .unwrap_or_default();
+                if replies.is_empty() && fresh.is_empty() {
+                    continue;
                 }
+                replies.extend(fresh.into_iter().map(entry_reply));
+                served.push((key.to_vec(), Reply::Array(replies)));
             }
             Serve::History(after) => {
                 let history = stream.read_group_history(group, consumer, after, parsed.count, now);
@@ -376,6 +424,56 @@ fn xack(ctx: &mut Ctx<'_>, args: &[Vec<u8>]) -> Result<Outcome, CmdError> {
     let ids = args[3..].iter().map(|a| parse_strict_id(a)).collect::<Result<Vec<_>, _>>()?;
     let acked = ids.into_iter().filter(|&id| group.remove_pending(id)).count();
     Ok(int(acked as u64).into())
+}
+
+// ----- XNACK (Redis 8.8) --------------------------------------------------------------------
+
+/// XNACK key group <SILENT|FAIL|FATAL> IDS numids id... [RETRYCOUNT n] [FORCE]
+/// (Redis 8.8; docs-only, unverified on a server). The IDS block is read as XDELEX reads
+/// it, with its errors; RETRYCOUNT and FORCE may follow it. Guesses where the docs are
+/// silent: an unknown mode or token is `ERR syntax error`, a negative or non-integer
+/// RETRYCOUNT the integer error, and a missing key or group NOGROUP (as XCLAIM answers).
+fn xnack(ctx: &mut Ctx<'_>, args: &[Vec<u8>]) -> Result<Outcome, CmdError> {
+    let (key, group) = (&args[1], &args[2]);
+    let mode = if is(&args[3], "SILENT") {
+        NackMode::Silent
+    } else if is(&args[3], "FAIL") {
+        NackMode::Fail
+    } else if is(&args[3], "FATAL") {
+        NackMode::Fatal
+    } else {
+        return Err(CmdError::Syntax);
+    };
+    if !is(&args[4], "IDS") {
+        return Err(CmdError::Syntax);
+    }
+    let n = parse_int(&args[5]).ok().filter(|&n| n > 0).ok_or(Msg::NumIdsNotPositive)? as u64;
+    let start = 6;
+    if n > (args.len() - start) as u64 {
+        return Err(Msg::NumIdsMismatch.into());
+    }
+    let raw_ids = &args[start..start + n as usize];
+    let (mut retry_count, mut force) = (None, false);
+    let mut i = start + n as usize;
+    while i < args.len() {
+        if is(&args[i], "RETRYCOUNT") && i + 1 < args.len() {
+            retry_count = Some(u64::try_from(parse_int(&args[i + 1])?).map_err(|_| CmdError::NotInteger)?);
+            i += 2;
+        } else if is(&args[i], "FORCE") {
+            force = true;
+            i += 1;
+        } else {
+            return Err(CmdError::Syntax);
+        }
+    }
+    let ids = raw_ids.iter().map(|a| parse_strict_id(a)).collect::<Result<Vec<_>, _>>()?;
+    let stream = ctx
+        .db
+        .stream_mut(key)?
+        .filter(|s| s.group(group).is_some())
+        .ok_or_else(|| CmdError::NoGroup { key: key.clone(), group: group.clone() })?;
+    let released = stream.nack(group, &ids, mode, retry_count, force);
+    Ok(Reply::Integer(released as i64).into())
 }
 
 // ----- XPENDING -----------------------------------------------------------------------------
@@ -445,10 +543,13 @@ fn xpending(ctx: &mut Ctx<'_>, args: &[Vec<u8>]) -> Result<Outcome, CmdError> {
         .filter(|(_, p)| range.min_idle <= 0 || idle(now, p.delivery_time) >= range.min_idle)
         .take(usize::try_from(range.count).unwrap_or(usize::MAX))
         .map(|(id, p)| {
+            // A released (XNACKed) entry shows no owner and idle -1; its delivery time is 0, so
+            // IDLE never filters it out (docs-only, unverified on a server).
+            let shown_idle = if p.owner.is_none() { -1 } else { idle(now, p.delivery_time) };
             Reply::Array(vec![
                 id_reply(id),
-                Reply::Bulk(p.owner.to_vec()),
-                Reply::Integer(idle(now, p.delivery_time)),
+                Reply::bulk(p.owner_name()),
+                Reply::Integer(shown_idle),
                 int(p.delivery_count),
             ])
         })
@@ -638,8 +739,8 @@ fn xinfo(ctx: &mut Ctx<'_>, args: &[Vec<u8>]) -> Result<Outcome, CmdError> {
             _ => return Err(syntax()),
         };
         let reply = match full {
-            None => stream_info(stream),
-            Some(count) => stream_info_full(stream, count),
+            None => stream_info(stream, ctx),
+            Some(count) => stream_info_full(stream, count, ctx),
         };
         return Ok(reply.into());
     }
@@ -654,7 +755,7 @@ fn xinfo(ctx: &mut Ctx<'_>, args: &[Vec<u8>]) -> Result<Outcome, CmdError> {
                     pair("pending", int(g.pel().len() as u64)),
                     pair("last-delivered-id", id_reply(g.last_id)),
                     pair("entries-read", opt_int(g.entries_read)),
-                    pair("lag", opt_int(stream.lag(g))),
+                    pair("lag", opt_signed(stream.lag(g))),
                 ])
             })
             .collect();
@@ -682,8 +783,8 @@ fn xinfo(ctx: &mut Ctx<'_>, args: &[Vec<u8>]) -> Result<Outcome, CmdError> {
 }
 
 /// The fields XINFO STREAM and XINFO STREAM FULL begin with.
-fn stream_header(stream: &Stream) -> Vec<(Reply, Reply)> {
-    vec![
+fn stream_header(stream: &Stream, ctx: &Ctx<'_>) -> Vec<(Reply, Reply)> {
+    let mut fields = vec![
         pair("length", int(stream.len())),
         pair("radix-tree-keys", int(stream.nodes().len() as u64)),
         pair("radix-tree-nodes", int(radix_tree_nodes(stream))),
@@ -691,11 +792,24 @@ fn stream_header(stream: &Stream) -> Vec<(Reply, Reply)> {
         pair("max-deleted-entry-id", id_reply(stream.max_deleted_id())),
         pair("entries-added", int(stream.entries_added())),
         pair("recorded-first-entry-id", id_reply(stream.first_id())),
-    ]
+    ];
+    if ctx.caps.idmp {
+        // Redis 8.6 (docs-only, unverified on a server): on every stream, plain and FULL.
+        let (pids, iids) = stream.idmp.tracked(ctx.now);
+        fields.extend([
+            pair("idmp-duration", int(stream.idmp.duration)),
+            pair("idmp-maxsize", int(stream.idmp.maxsize)),
+            pair("pids-tracked", int(pids)),
+            pair("iids-tracked", int(iids)),
+            pair("iids-added", int(stream.idmp.added)),
+            pair("iids-duplicates", int(stream.idmp.duplicates)),
+        ]);
+    }
+    fields
 }
 
-fn stream_info(stream: &Stream) -> Reply {
-    let mut fields = stream_header(stream);
+fn stream_info(stream: &Stream, ctx: &Ctx<'_>) -> Reply {
+    let mut fields = stream_header(stream, ctx);
     let first = stream.range(StreamId::MIN, StreamId::MAX, false).next();
     let last = stream.range(StreamId::MIN, StreamId::MAX, true).next();
     fields.push(pair("groups", int(stream.groups().len() as u64)));
@@ -704,9 +818,9 @@ fn stream_info(stream: &Stream) -> Reply {
     Reply::Map(fields)
 }
 
-fn stream_info_full(stream: &Stream, count: u64) -> Reply {
+fn stream_info_full(stream: &Stream, count: u64, ctx: &Ctx<'_>) -> Reply {
     let limit = count_limit(count);
-    let mut fields = stream_header(stream);
+    let mut fields = stream_header(stream, ctx);
     let entries = stream.range(StreamId::MIN, StreamId::MAX, false).take(limit).map(entry_reply).collect();
     fields.push(pair("entries", Reply::Array(entries)));
     let groups = stream
@@ -720,7 +834,7 @@ fn stream_info_full(stream: &Stream, count: u64) -> Reply {
                 .map(|(id, p): (&StreamId, &Pending)| {
                     Reply::Array(vec![
                         id_reply(*id),
-                        Reply::Bulk(p.owner.to_vec()),
+                        Reply::bulk(p.owner_name()),
                         Reply::Integer(p.delivery_time),
                         int(p.delivery_count),
                     ])
@@ -748,15 +862,20 @@ fn stream_info_full(stream: &Stream, count: u64) -> Reply {
                     ])
                 })
                 .collect();
-            Reply::Map(vec![
+            let mut fields = vec![
                 pair("name", Reply::Bulk(name.clone())),
                 pair("last-delivered-id", id_reply(g.last_id)),
                 pair("entries-read", opt_int(g.entries_read)),
-                pair("lag", opt_int(stream.lag(g))),
+                pair("lag", opt_signed(stream.lag(g))),
                 pair("pel-count", int(g.pel().len() as u64)),
-                pair("pending", Reply::Array(pel)),
-                pair("consumers", Reply::Array(consumers)),
-            ])
+            ];
+            if ctx.caps.xnack {
+                // Redis 8.8 (docs-only, unverified on a server; placed after pel-count).
+                fields.push(pair("nacked-count", int(g.nacked().len() as u64)));
+            }
+            fields.push(pair("pending", Reply::Array(pel)));
+            fields.push(pair("consumers", Reply::Array(consumers)));
+            Reply::Map(fields)
         })
         .collect();
     fields.push(pair("groups", Reply::Array(groups)));

@@ -8,6 +8,7 @@
 use streamlab_engine::{Entry, IdMode, Keyspace, StreamId};
 
 use crate::error::CmdError;
+use crate::profile::Capabilities;
 use crate::reply::Reply;
 
 pub mod conn;
@@ -27,6 +28,8 @@ pub struct Ctx<'a> {
     pub now: i64,
     /// Whether the connection speaks RESP3 (some replies change shape).
     pub resp3: bool,
+    /// The server profile the session answers as.
+    pub caps: &'static Capabilities,
 }
 
 /// What running a command produced.
@@ -118,11 +121,22 @@ pub fn lookup(name: &[u8]) -> Option<&'static CommandSpec> {
     all().find(|spec| spec.name.as_bytes().eq_ignore_ascii_case(name))
 }
 
-/// The dispatcher's checks, in Redis's order: unknown command, unknown subcommand, arity.
-/// Returns the command's spec when the call is well formed.
-pub fn check_call(args: &[Vec<u8>]) -> Result<&'static CommandSpec, CmdError> {
+/// The commands a profile has, family by family.
+pub fn available(caps: &Capabilities) -> impl Iterator<Item = &'static CommandSpec> + '_ {
+    all().filter(|spec| caps.has_command(spec.name))
+}
+
+/// Finds a command the profile has, by name, ignoring case.
+pub fn lookup_in(caps: &Capabilities, name: &[u8]) -> Option<&'static CommandSpec> {
+    lookup(name).filter(|spec| caps.has_command(spec.name))
+}
+
+/// The dispatcher's checks, in Redis's order: unknown command (including one the profile's
+/// server does not have yet), unknown subcommand, arity. Returns the command's spec when the
+/// call is well formed.
+pub fn check_call(args: &[Vec<u8>], caps: &Capabilities) -> Result<&'static CommandSpec, CmdError> {
     let Some(name) = args.first() else { return Err(CmdError::UnknownCommand { name: Vec::new(), args: Vec::new() }) };
-    let Some(spec) = lookup(name) else {
+    let Some(spec) = lookup_in(caps, name) else {
         return Err(CmdError::UnknownCommand { name: name.clone(), args: args[1..].to_vec() });
     };
     if !spec.subcommands.is_empty() && args.len() >= 2 {

@@ -20,10 +20,11 @@
 //! 5. [`streams_reply`] builds the reply from the served streams (RESP2 array of
 //!    `[key, entries]`, RESP3 map).
 
-use streamlab_engine::{Stream, StreamId};
+use streamlab_engine::{ReadBudget, Stream, StreamId};
 
 use super::{entry_reply, is, parse_int, parse_strict_id, Block, CommandSpec, Ctx, Outcome, Run};
 use crate::error::{CmdError, Msg};
+use crate::profile::{Capabilities, PlusRule};
 use crate::reply::Reply;
 
 /// What one id argument of XREAD or XREADGROUP asks for.
@@ -46,10 +47,19 @@ impl ReadId {
     /// served (0-0 when the stream is missing or has no live entry: a read blocked on it is
     /// then served whatever arrives). `None` for `>`, which the parser never lets through
     /// for XREAD.
-    pub(crate) fn xread_after(self, stream: Option<&Stream>) -> Option<StreamId> {
+    ///
+    /// Which entry `+` means depends on the server: Redis 8.2 reads the newest live one, 7.4
+    /// and Valkey read after last-generated-id minus one (so nothing once that entry is gone).
+    pub(crate) fn xread_after(self, stream: Option<&Stream>, plus: PlusRule) -> Option<StreamId> {
         match self {
             ReadId::Last => Some(stream.map_or(StreamId::MIN, Stream::last_id)),
-            ReadId::LastEntry => Some(stream.and_then(|s| s.last_live_id().prev()).unwrap_or(StreamId::MIN)),
+            ReadId::LastEntry => {
+                let last = match plus {
+                    PlusRule::NewestLive => stream.map(Stream::last_live_id),
+                    PlusRule::LastGenerated => stream.map(Stream::last_id),
+                };
+                Some(last.and_then(StreamId::prev).unwrap_or(StreamId::MIN))
+            }
             ReadId::New => None,
             ReadId::After(id) => Some(id),
         }
@@ -82,6 +92,10 @@ pub(crate) struct ReadArgs<'a> {
     pub streams: Vec<ReadStream<'a>>,
     /// Index in the arguments of the first id (the one after the last key).
     pub ids_at: usize,
+    /// `CLAIM min-idle-time` (XREADGROUP, Redis 8.4; docs-only, unverified on a server).
+    pub claim: Option<i64>,
+    /// `MAXCOUNT` / `MAXSIZE` (Redis 8.10; docs-only): the whole command's budget.
+    pub budget: ReadBudget,
 }
 
 /// Reads XREAD's (`group_mode == false`) or XREADGROUP's (`group_mode == true`) options.
@@ -103,8 +117,25 @@ pub(crate) struct ReadArgs<'a> {
 /// for XREADGROUP`. Ids are classified per command (see [`ReadStream::id`]): XREAD takes `$`
 /// and `+` and refuses `>`; XREADGROUP takes `>` and refuses `$` and `+`; anything else must
 /// be a strict id.
-pub(crate) fn parse_read_args(args: &[Vec<u8>], group_mode: bool, now: i64) -> Result<ReadArgs<'_>, CmdError> {
-    let mut parsed = ReadArgs { count: 0, block: None, group: None, no_ack: false, streams: Vec::new(), ids_at: 0 };
+///
+/// Options newer than the profile's server are unknown tokens there (`ERR syntax error`, as
+/// Redis 8.2 answers CLAIM, MAXCOUNT and MAXSIZE).
+pub(crate) fn parse_read_args<'a>(
+    args: &'a [Vec<u8>],
+    group_mode: bool,
+    now: i64,
+    caps: &Capabilities,
+) -> Result<ReadArgs<'a>, CmdError> {
+    let mut parsed = ReadArgs {
+        count: 0,
+        block: None,
+        group: None,
+        no_ack: false,
+        streams: Vec::new(),
+        ids_at: 0,
+        claim: None,
+        budget: ReadBudget::default(),
+    };
     let mut streams_at = None;
     let mut i = 1;
     while i < args.len() {
@@ -131,6 +162,23 @@ pub(crate) fn parse_read_args(args: &[Vec<u8>], group_mode: bool, now: i64) -> R
             }
             parsed.no_ack = true;
             i += 1;
+        } else if caps.read_claim && group_mode && is(arg, "CLAIM") && more >= 1 {
+            // Docs-only: a negative min-idle-time is taken as 0, as XCLAIM does.
+            parsed.claim = Some(parse_int(&args[i + 1])?.max(0));
+            i += 2;
+        } else if caps.read_caps && (is(arg, "MAXCOUNT") || is(arg, "MAXSIZE")) && more >= 1 {
+            // Docs-only: positive integers; the errors for other values are guesses (the
+            // integer error, or a syntax error for zero and below).
+            let n = parse_int(&args[i + 1])?;
+            if n <= 0 {
+                return Err(CmdError::Syntax);
+            }
+            if is(arg, "MAXCOUNT") {
+                parsed.budget.max_count = Some(n as u64);
+            } else {
+                parsed.budget.max_size = Some(n as u64);
+            }
+            i += 2;
         } else {
             return Err(CmdError::Syntax);
         }
@@ -138,10 +186,19 @@ pub(crate) fn parse_read_args(args: &[Vec<u8>], group_mode: bool, now: i64) -> R
     let Some(streams_at) = streams_at else { return Err(CmdError::Syntax) };
     let rest = args.len() - streams_at;
     if rest % 2 == 1 {
-        return Err(if group_mode { Msg::UnbalancedXreadgroup } else { Msg::UnbalancedXread }.into());
+        return Err(match (group_mode, caps.unbalanced_mentions_plus) {
+            (true, _) => Msg::UnbalancedXreadgroup,
+            (false, true) => Msg::UnbalancedXread,
+            (false, false) => Msg::UnbalancedXreadNoPlus,
+        }
+        .into());
     }
     if group_mode && parsed.group.is_none() {
         return Err(Msg::MissingGroup.into());
+    }
+    // MAXCOUNT may not be below COUNT (docs-only; the error is a guess).
+    if parsed.budget.max_count.is_some_and(|max| parsed.count > max) {
+        return Err(CmdError::Syntax);
     }
     let n = rest / 2;
     parsed.ids_at = streams_at + n;
@@ -236,12 +293,12 @@ pub const COMMANDS: &[CommandSpec] = &[CommandSpec {
 /// XREAD: every key's type and id are checked, in order, before anything is served; missing
 /// keys are skipped; a stream is served when it has a live entry after the requested id.
 fn xread(ctx: &mut Ctx<'_>, args: &[Vec<u8>]) -> Result<Outcome, CmdError> {
-    let parsed = parse_read_args(args, false, ctx.now)?;
+    let mut parsed = parse_read_args(args, false, ctx.now, ctx.caps)?;
     let mut after = Vec::with_capacity(parsed.streams.len());
     for stream in &parsed.streams {
         let found = ctx.db.stream(stream.key)?;
         let id = stream.id.clone()?;
-        after.push(id.xread_after(found).ok_or(Msg::GreaterIdOnlyInXreadgroup)?);
+        after.push(id.xread_after(found, ctx.caps.xread_plus).ok_or(Msg::GreaterIdOnlyInXreadgroup)?);
     }
     let limit = if parsed.count == 0 { usize::MAX } else { usize::try_from(parsed.count).unwrap_or(usize::MAX) };
     let mut served = Vec::new();
@@ -251,7 +308,16 @@ fn xread(ctx: &mut Ctx<'_>, args: &[Vec<u8>]) -> Result<Outcome, CmdError> {
             continue;
         }
         let Some(start) = from.next() else { continue };
-        let entries = found.range(start, StreamId::MAX, false).take(limit).map(entry_reply).collect();
+        let budget = &mut parsed.budget;
+        let entries: Vec<Reply> = found
+            .range(start, StreamId::MAX, false)
+            .take(limit)
+            .take_while(|e| budget.admit(e))
+            .map(entry_reply)
+            .collect();
+        if entries.is_empty() {
+            continue;
+        }
         served.push((stream.key.to_vec(), Reply::Array(entries)));
     }
     if !served.is_empty() {
@@ -280,13 +346,13 @@ mod tests {
 
     fn err(line: &str, group_mode: bool) -> String {
         let args = argv(line);
-        parse_read_args(&args, group_mode, NOW).expect_err(line).to_string()
+        parse_read_args(&args, group_mode, NOW, crate::profile::Profile::default().caps()).expect_err(line).to_string()
     }
 
     #[test]
     fn options_and_streams() {
         let args = argv("XREADGROUP GROUP g c COUNT 5 BLOCK 10 NOACK STREAMS a b > 3");
-        let parsed = parse_read_args(&args, true, NOW).unwrap();
+        let parsed = parse_read_args(&args, true, NOW, crate::profile::Profile::default().caps()).unwrap();
         assert_eq!(parsed.count, 5);
         assert_eq!(parsed.block, Some(10));
         assert_eq!(parsed.group, Some((&b"g"[..], &b"c"[..])));
@@ -303,21 +369,26 @@ mod tests {
 
         // Repeated options: the last one wins; a negative COUNT means no limit.
         let args = argv("XREADGROUP GROUP g c GROUP h d COUNT 3 COUNT -1 BLOCK 0 STREAMS a 0");
-        let parsed = parse_read_args(&args, true, NOW).unwrap();
+        let parsed = parse_read_args(&args, true, NOW, crate::profile::Profile::default().caps()).unwrap();
         assert_eq!(parsed.group, Some((&b"h"[..], &b"d"[..])));
         assert_eq!(parsed.count, 0);
         assert_eq!(parsed.deadline(NOW), None);
 
         // STREAMS takes everything after it, even option names.
         let args = argv("XREAD STREAMS STREAMS 0");
-        let parsed = parse_read_args(&args, false, NOW).unwrap();
+        let parsed = parse_read_args(&args, false, NOW, crate::profile::Profile::default().caps()).unwrap();
         assert_eq!(parsed.streams, vec![ReadStream { key: b"STREAMS", id: Ok(ReadId::After(StreamId::MIN)) }]);
     }
 
     #[test]
     fn ids_per_command() {
         let args = argv("XREAD STREAMS a b c d $ + > bad");
-        let ids: Vec<_> = parse_read_args(&args, false, NOW).unwrap().streams.into_iter().map(|s| s.id).collect();
+        let ids: Vec<_> = parse_read_args(&args, false, NOW, crate::profile::Profile::default().caps())
+            .unwrap()
+            .streams
+            .into_iter()
+            .map(|s| s.id)
+            .collect();
         assert_eq!(
             ids,
             vec![
@@ -328,7 +399,12 @@ mod tests {
             ]
         );
         let args = argv("XREADGROUP GROUP g c STREAMS a b c d $ + > -");
-        let ids: Vec<_> = parse_read_args(&args, true, NOW).unwrap().streams.into_iter().map(|s| s.id).collect();
+        let ids: Vec<_> = parse_read_args(&args, true, NOW, crate::profile::Profile::default().caps())
+            .unwrap()
+            .streams
+            .into_iter()
+            .map(|s| s.id)
+            .collect();
         assert_eq!(
             ids,
             vec![
@@ -384,7 +460,10 @@ mod tests {
             "ERR value is not an integer or out of range"
         );
         let args = argv(&format!("XREAD BLOCK {limit} STREAMS a 0"));
-        assert_eq!(parse_read_args(&args, false, NOW).unwrap().deadline(NOW), Some(i64::MAX));
+        assert_eq!(
+            parse_read_args(&args, false, NOW, crate::profile::Profile::default().caps()).unwrap().deadline(NOW),
+            Some(i64::MAX)
+        );
     }
 
     #[test]
@@ -401,22 +480,31 @@ mod tests {
                 )
                 .unwrap();
         }
-        assert_eq!(ReadId::Last.xread_after(Some(&stream)), Some(StreamId::new(3, 0)));
-        assert_eq!(ReadId::LastEntry.xread_after(Some(&stream)), Some(StreamId::new(2, u64::MAX)));
+        assert_eq!(ReadId::Last.xread_after(Some(&stream), PlusRule::NewestLive), Some(StreamId::new(3, 0)));
+        assert_eq!(
+            ReadId::LastEntry.xread_after(Some(&stream), PlusRule::NewestLive),
+            Some(StreamId::new(2, u64::MAX))
+        );
         assert!(stream.delete(StreamId::new(3, 0)));
         // `+` follows the last live entry; `$` the last generated id.
-        assert_eq!(ReadId::Last.xread_after(Some(&stream)), Some(StreamId::new(3, 0)));
-        assert_eq!(ReadId::LastEntry.xread_after(Some(&stream)), Some(StreamId::new(1, u64::MAX)));
+        assert_eq!(ReadId::Last.xread_after(Some(&stream), PlusRule::NewestLive), Some(StreamId::new(3, 0)));
+        assert_eq!(
+            ReadId::LastEntry.xread_after(Some(&stream), PlusRule::NewestLive),
+            Some(StreamId::new(1, u64::MAX))
+        );
         stream.delete(StreamId::new(1, 0));
         stream.delete(StreamId::new(2, 0));
-        assert_eq!(ReadId::LastEntry.xread_after(Some(&stream)), Some(StreamId::MIN));
-        assert_eq!(ReadId::Last.xread_after(None), Some(StreamId::MIN));
-        assert_eq!(ReadId::LastEntry.xread_after(None), Some(StreamId::MIN));
-        assert_eq!(ReadId::After(StreamId::new(7, 1)).xread_after(None), Some(StreamId::new(7, 1)));
-        assert_eq!(ReadId::New.xread_after(Some(&stream)), None);
+        assert_eq!(ReadId::LastEntry.xread_after(Some(&stream), PlusRule::NewestLive), Some(StreamId::MIN));
+        assert_eq!(ReadId::Last.xread_after(None, PlusRule::NewestLive), Some(StreamId::MIN));
+        assert_eq!(ReadId::LastEntry.xread_after(None, PlusRule::NewestLive), Some(StreamId::MIN));
+        assert_eq!(
+            ReadId::After(StreamId::new(7, 1)).xread_after(None, PlusRule::NewestLive),
+            Some(StreamId::new(7, 1))
+        );
+        assert_eq!(ReadId::New.xread_after(Some(&stream), PlusRule::NewestLive), None);
 
         let args = argv("XREAD BLOCK 0 STREAMS a b a c $ + 5 $");
-        let parsed = parse_read_args(&args, false, NOW).unwrap();
+        let parsed = parse_read_args(&args, false, NOW, crate::profile::Profile::default().caps()).unwrap();
         assert_eq!(parsed.keys(), vec![b"a".to_vec(), b"b".to_vec(), b"c".to_vec()]);
         let after = [StreamId::new(9, 0), StreamId::MIN, StreamId::new(5, 0), StreamId::new(4, 2)];
         assert_eq!(parsed.rerun_args(&args, &after), argv("XREAD BLOCK 0 STREAMS a b a c 9-0 0-0 5 4-2"));

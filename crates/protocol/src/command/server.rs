@@ -5,8 +5,9 @@
 
 use streamlab_engine::{glob_match, listpack::canonical_i64, StreamConfig};
 
-use super::{all, is, lookup, CommandSpec, Ctx, Outcome, Run, SubSpec};
+use super::{available, is, lookup_in, CommandSpec, Ctx, Outcome, Run, SubSpec};
 use crate::error::{CmdError, Msg};
+use crate::profile::InfoStyle;
 use crate::reply::Reply;
 
 /// The server commands.
@@ -149,9 +150,6 @@ fn help_reply(command: &str, lines: &[&str]) -> Reply {
 
 // ----- INFO ---------------------------------------------------------------------------------
 
-/// The version StreamLab models.
-pub const REDIS_VERSION: &str = "8.2.3";
-
 /// The sections StreamLab reports, in Redis's order.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Section {
@@ -197,19 +195,33 @@ fn section(title: &str, fields: &[(&str, String)]) -> String {
     out
 }
 
+/// The server section in the profile's layout: Redis's fields, or Valkey's (whose
+/// `redis_version` stays at the Redis version it forked from, 7.2.4, with its own version in
+/// `valkey_version`; field set as Valkey 9.1.2 prints it).
 fn server_section(ctx: &Ctx<'_>) -> String {
+    let caps = ctx.caps;
+    let valkey = caps.info == InfoStyle::Valkey;
     let uptime = ctx.db.started_at.map_or(0, |start| (ctx.now - start).max(0) / 1000);
-    let fields = [
-        ("redis_version", REDIS_VERSION.to_owned()),
+    let mut fields: Vec<(&str, String)> = vec![("redis_version", caps.redis_version.to_owned())];
+    if valkey {
+        fields.push(("server_name", "valkey".to_owned()));
+        fields.push(("valkey_version", caps.version.to_owned()));
+        fields.push(("valkey_release_stage", "ga".to_owned()));
+    }
+    fields.extend([
         ("redis_git_sha1", "00000000".to_owned()),
         ("redis_git_dirty", "0".to_owned()),
         ("redis_build_id", "0000000000000000".to_owned()),
-        ("redis_mode", "standalone".to_owned()),
+        (if valkey { "server_mode" } else { "redis_mode" }, "standalone".to_owned()),
         ("os", format!("StreamLab {} {}", env!("CARGO_PKG_VERSION"), std::env::consts::ARCH)),
         ("arch_bits", "64".to_owned()),
         ("monotonic_clock", "POSIX clock_gettime".to_owned()),
         ("multiplexing_api", "epoll".to_owned()),
-        ("atomicvar_api", "c11-builtin".to_owned()),
+    ]);
+    if !valkey {
+        fields.push(("atomicvar_api", "c11-builtin".to_owned()));
+    }
+    fields.extend([
         ("gcc_version", "0.0.0".to_owned()),
         ("process_id", "1".to_owned()),
         ("process_supervised", "no".to_owned()),
@@ -220,13 +232,21 @@ fn server_section(ctx: &Ctx<'_>) -> String {
         ("uptime_in_days", (uptime / 86_400).to_string()),
         ("hz", "10".to_owned()),
         ("configured_hz", "10".to_owned()),
-        // Redis's LRU clock: Unix seconds in 24 bits.
+    ]);
+    if valkey {
+        fields.push(("clients_hz", "10".to_owned()));
+    }
+    fields.extend([
+        // The LRU clock: Unix seconds in 24 bits.
         ("lru_clock", (ctx.now.div_euclid(1000) & 0xff_ffff).to_string()),
         ("executable", String::new()),
         ("config_file", String::new()),
         ("io_threads_active", "0".to_owned()),
-        ("listener0", "name=tcp,bind=*,bind=-::*,port=6379".to_owned()),
-    ];
+    ]);
+    if valkey {
+        fields.push(("availability_zone", String::new()));
+    }
+    fields.push(("listener0", "name=tcp,bind=*,bind=-::*,port=6379".to_owned()));
     section("Server", &fields)
 }
 
@@ -243,7 +263,9 @@ fn keyspace_section(ctx: &Ctx<'_>) -> String {
             ctx.db.iter().filter_map(|(key, _)| ctx.db.expiry(key)).map(|at| (at - ctx.now).max(0)).collect();
         let avg =
             if ttls.is_empty() { 0 } else { ttls.iter().map(|&t| i128::from(t)).sum::<i128>() / ttls.len() as i128 };
-        fields.push(("db0", format!("keys={},expires={},avg_ttl={avg},subexpiry=0", ctx.db.len(), ttls.len())));
+        // Valkey counts keys with expiring items where Redis counts hash fields with expiries.
+        let last = if ctx.caps.info == InfoStyle::Valkey { "keys_with_volatile_items" } else { "subexpiry" };
+        fields.push(("db0", format!("keys={},expires={},avg_ttl={avg},{last}=0", ctx.db.len(), ttls.len())));
     }
     section("Keyspace", &fields)
 }
@@ -471,20 +493,21 @@ fn config_set(ctx: &mut Ctx<'_>, pairs: &[Vec<u8>]) -> Result<Outcome, CmdError>
 
 // ----- COMMAND ------------------------------------------------------------------------------
 
-fn command(_ctx: &mut Ctx<'_>, args: &[Vec<u8>]) -> Result<Outcome, CmdError> {
+fn command(ctx: &mut Ctx<'_>, args: &[Vec<u8>]) -> Result<Outcome, CmdError> {
+    let caps = ctx.caps;
     let Some(sub) = args.get(1) else {
-        return Ok(Reply::Array(all().map(command_info).collect()).into());
+        return Ok(Reply::Array(available(caps).map(command_info).collect()).into());
     };
     let names = &args[2..];
     if is(sub, "count") {
-        Ok(Reply::Integer(all().count() as i64).into())
+        Ok(Reply::Integer(available(caps).count() as i64).into())
     } else if is(sub, "docs") {
-        Ok(command_docs(names).into())
+        Ok(command_docs(ctx, names).into())
     } else if is(sub, "info") {
         if names.is_empty() {
-            return Ok(Reply::Array(all().map(command_info).collect()).into());
+            return Ok(Reply::Array(available(caps).map(command_info).collect()).into());
         }
-        let infos = names.iter().map(|n| lookup(n).map_or(Reply::NullBulk, command_info)).collect();
+        let infos = names.iter().map(|n| lookup_in(caps, n).map_or(Reply::NullBulk, command_info)).collect();
         Ok(Reply::Array(infos).into())
     } else {
         Ok(help_reply(
@@ -515,9 +538,13 @@ fn command(_ctx: &mut Ctx<'_>, args: &[Vec<u8>]) -> Result<Outcome, CmdError> {
 /// Omitted compared with Redis: `complexity`, `history`, `doc_flags`, `deprecated_since`,
 /// `replaced_by` and `arguments` (the command table does not carry them), and `since` for
 /// subcommands (the table records it per command only).
-fn command_docs(names: &[Vec<u8>]) -> Reply {
-    let specs: Vec<&CommandSpec> =
-        if names.is_empty() { all().collect() } else { names.iter().filter_map(|n| lookup(n)).collect() };
+fn command_docs(ctx: &Ctx<'_>, names: &[Vec<u8>]) -> Reply {
+    let caps = ctx.caps;
+    let specs: Vec<&CommandSpec> = if names.is_empty() {
+        available(caps).collect()
+    } else {
+        names.iter().filter_map(|n| lookup_in(caps, n)).collect()
+    };
     let docs = specs
         .into_iter()
         .map(|spec| {
@@ -616,6 +643,7 @@ mod tests {
     //! (RESP2 arrays become the maps and verbatim strings they are in RESP3).
 
     use super::*;
+    use crate::command::lookup;
     use crate::command::testkit::*;
 
     const NOW: i64 = 1_795_993_823_728;
@@ -930,7 +958,7 @@ mod tests {
         b.check("COMMAND FOO", err("ERR unknown subcommand 'FOO'. Try COMMAND HELP."));
         b.check("COMMAND COUNT x", arity("command|count"));
         b.check("COMMAND HELP x", arity("command|help"));
-        b.check("COMMAND COUNT", int(all().count() as i64));
+        b.check("COMMAND COUNT", int(available(b.caps).count() as i64));
         let xlen_doc = Reply::Map(vec![
             (bulk("summary"), bulk("Return the number of messages in a stream.")),
             (bulk("since"), bulk("5.0.0")),
@@ -964,7 +992,7 @@ mod tests {
             )
         );
         let Reply::Map(every) = b.run("COMMAND DOCS") else { panic!() };
-        assert_eq!(every.len(), all().count());
+        assert_eq!(every.len(), available(b.caps).count());
 
         b.check("COMMAND INFO nosuch", arr(vec![Reply::NullBulk]));
         let empty = || Reply::Set(vec![]);
@@ -994,8 +1022,31 @@ mod tests {
         let Reply::Array(subs) = &config[9] else { panic!() };
         assert_eq!(subs.len(), 5);
         let Reply::Array(bare) = b.run("COMMAND") else { panic!() };
-        assert_eq!(bare.len(), all().count());
+        assert_eq!(bare.len(), available(b.caps).count());
         assert_eq!(b.run("COMMAND INFO"), arr(bare));
+    }
+
+    #[test]
+    fn info_server_reports_the_profile() {
+        use crate::profile::Profile;
+        let text = |profile: Profile| match Bench::with_profile(NOW, profile).run("INFO server") {
+            Reply::Verbatim { text, .. } => String::from_utf8(text).unwrap(),
+            other => panic!("{other:?}"),
+        };
+        assert!(text(Profile::Redis74).starts_with("# Server\r\nredis_version:7.4.1\r\nredis_git_sha1:"));
+        assert!(text(Profile::Redis810).contains("redis_version:8.10.0\r\n"));
+        // Valkey 9.1.2's layout: the Redis version it forked from, then its own.
+        let valkey = text(Profile::Valkey9);
+        assert!(valkey.starts_with(
+            "# Server\r\nredis_version:7.2.4\r\nserver_name:valkey\r\nvalkey_version:9.1.2\r\nvalkey_release_stage:ga\r\n"
+        ));
+        assert!(valkey.contains("server_mode:standalone\r\n") && !valkey.contains("redis_mode"));
+        assert!(!valkey.contains("atomicvar_api") && valkey.contains("clients_hz:10\r\n"));
+        // COMMAND lists only what the profile has.
+        let mut old = Bench::with_profile(NOW, Profile::Redis74);
+        old.check("COMMAND INFO xnack xdelex", arr(vec![Reply::NullBulk, Reply::NullBulk]));
+        let mut new = Bench::with_profile(NOW, Profile::Redis810);
+        assert!(matches!(new.run("COMMAND INFO xnack"), Reply::Array(v) if v[0] != Reply::NullBulk));
     }
 
     #[test]

@@ -1,10 +1,11 @@
 //! Stream commands that do not involve consumer groups' PELs directly: XADD, XRANGE,
-//! XREVRANGE, XLEN, XDEL, XTRIM, XSETID, XDELEX, XREAD.
+//! XREVRANGE, XLEN, XDEL, XTRIM, XSETID, XDELEX, XCFGSET.
 
 use streamlab_engine::{AddError, AddId, DeleteOutcome, RefPolicy, SetIdError, StreamId, Trim, TrimStrategy};
 
 use super::{entry_reply, id_reply, is, parse_bound, parse_int, BoundKind, CommandSpec, Ctx, Outcome, Run};
 use crate::error::{CmdError, Msg};
+use crate::profile::Capabilities;
 use crate::reply::Reply;
 
 /// The stream commands.
@@ -13,7 +14,7 @@ pub const COMMANDS: &[CommandSpec] = &[
         name: "xadd",
         arity: -5,
         write: true,
-        syntax: "key [NOMKSTREAM] [KEEPREF | DELREF | ACKED] [<MAXLEN | MINID> [= | ~] threshold [LIMIT count]] <* | id> field value [field value ...]",
+        syntax: "key [NOMKSTREAM] [KEEPREF | DELREF | ACKED] [IDMPAUTO pid | IDMP pid iid] [<MAXLEN | MINID> [= | ~] threshold [LIMIT count]] <* | id> field value [field value ...]",
         summary: "Appends a new message to a stream. Creates the key if it doesn't exist.",
         since: "5.0.0",
         group: "stream",
@@ -96,6 +97,17 @@ pub const COMMANDS: &[CommandSpec] = &[
         group: "stream",
         subcommands: &[],
         run: Run::Data(xdelex),
+    },
+    CommandSpec {
+        name: "xcfgset",
+        arity: -2,
+        write: true,
+        syntax: "key [IDMP-DURATION idmp-duration] [IDMP-MAXSIZE idmp-maxsize]",
+        summary: "Sets the IDMP configuration parameters for a stream.",
+        since: "8.6.0",
+        group: "stream",
+        subcommands: &[],
+        run: Run::Data(xcfgset),
     },
 ];
 
@@ -189,22 +201,33 @@ pub(super) fn policy_keyword(arg: &[u8]) -> Option<RefPolicy> {
 
 // ----- XADD ---------------------------------------------------------------------------------
 
+/// Where an XADD's idempotency id comes from (Redis 8.6; docs-only, unverified on a server).
+enum Idempotency<'a> {
+    /// `IDMP producer iid`.
+    Given(&'a [u8], &'a [u8]),
+    /// `IDMPAUTO producer`: the iid is the entry's content, field/value pairs in any order.
+    Auto(&'a [u8]),
+}
+
 struct XAdd<'a> {
     key: &'a [u8],
     no_mkstream: bool,
     id: AddId,
     fields: &'a [Vec<u8>],
     trim: Option<Trim>,
+    idmp: Option<Idempotency<'a>>,
 }
 
 impl<'a> XAdd<'a> {
-    fn parse(args: &'a [Vec<u8>]) -> Result<XAdd<'a>, CmdError> {
+    fn parse(args: &'a [Vec<u8>], caps: &Capabilities) -> Result<XAdd<'a>, CmdError> {
         let mut trim = TrimArgs::default();
         let mut no_mkstream = false;
         let mut id = None;
+        let mut idmp = None;
         let mut i = 2;
         while i < args.len() {
             let opt = &args[i];
+            let more = args.len() - 1 - i;
             if opt.as_slice() == b"*" {
                 id = Some(AddId::Auto);
                 break;
@@ -212,9 +235,33 @@ impl<'a> XAdd<'a> {
             if trim.parse_option(args, &mut i)? {
             } else if is(opt, "NOMKSTREAM") {
                 no_mkstream = true;
-            } else if let Some(policy) = policy_keyword(opt).filter(|_| trim.policy.is_none()) {
-                // A second policy keyword is not an option any more: it is read as the id.
+            } else if let Some(policy) = policy_keyword(opt).filter(|_| caps.ref_policies && trim.policy.is_none()) {
+                // A second policy keyword is not an option any more: it is read as the id
+                // (and before Redis 8.2 so is the first).
                 trim.policy = Some(policy);
+            } else if caps.idmp && is(opt, "IDMP") && more >= 2 {
+                // Error texts from the Redis test suite (docs-only, unverified on a server).
+                if idmp.is_some() {
+                    return Err(Msg::IdmpTwice.into());
+                }
+                let (producer, iid) = (&args[i + 1], &args[i + 2]);
+                if producer.is_empty() {
+                    return Err(Msg::IdmpEmptyProducer.into());
+                }
+                if iid.is_empty() {
+                    return Err(Msg::IdmpEmptyIid.into());
+                }
+                idmp = Some(Idempotency::Given(producer, iid));
+                i += 2;
+            } else if caps.idmp && is(opt, "IDMPAUTO") && more >= 1 {
+                if idmp.is_some() {
+                    return Err(Msg::IdmpTwice.into());
+                }
+                if args[i + 1].is_empty() {
+                    return Err(Msg::IdmpautoEmptyProducer.into());
+                }
+                idmp = Some(Idempotency::Auto(&args[i + 1]));
+                i += 1;
             } else {
                 id = Some(StreamId::parse_for_add(opt)?);
                 break;
@@ -222,6 +269,9 @@ impl<'a> XAdd<'a> {
             i += 1;
         }
         let trim = trim.finish(false)?;
+        if idmp.is_some() && id.is_some_and(|id| id != AddId::Auto) {
+            return Err(Msg::IdmpNeedsAutoId.into());
+        }
         let fields = args.get(i + 1..).unwrap_or(&[]);
         if fields.len() < 2 || fields.len() % 2 == 1 {
             return Err(CmdError::WrongArity("xadd".into()));
@@ -230,7 +280,29 @@ impl<'a> XAdd<'a> {
         if id == AddId::Explicit(StreamId::MIN) {
             return Err(Msg::XaddZeroId.into());
         }
-        Ok(XAdd { key: &args[1], no_mkstream, id, fields, trim })
+        Ok(XAdd { key: &args[1], no_mkstream, id, fields, trim, idmp })
+    }
+
+    /// The producer and idempotency id, if IDMP or IDMPAUTO was given.
+    fn idempotency(&self) -> Option<(&'a [u8], Vec<u8>)> {
+        match self.idmp.as_ref()? {
+            Idempotency::Given(producer, iid) => Some((producer, iid.to_vec())),
+            Idempotency::Auto(producer) => {
+                // The content itself, pairs sorted, each part length-prefixed: equal content
+                // in any field order gives the same id, and nothing else does.
+                let mut pairs: Vec<(&Vec<u8>, &Vec<u8>)> =
+                    self.fields.chunks(2).map(|pair| (&pair[0], &pair[1])).collect();
+                pairs.sort();
+                let mut iid = Vec::new();
+                for (field, value) in pairs {
+                    for part in [field, value] {
+                        iid.extend_from_slice(&(part.len() as u64).to_be_bytes());
+                        iid.extend_from_slice(part);
+                    }
+                }
+                Some((producer, iid))
+            }
+        }
     }
 
     fn apply(self, ctx: &mut Ctx<'_>) -> Result<Outcome, CmdError> {
@@ -244,7 +316,19 @@ impl<'a> XAdd<'a> {
                 ctx.db.stream_or_create(self.key)?
             }
         };
+        let idempotency = self.idempotency();
+        if let Some((producer, iid)) = &idempotency {
+            // A repeat inside the window answers the first entry's id and adds nothing.
+            stream.idmp.expire(ctx.now);
+            if let Some(first) = stream.idmp.lookup(producer, iid, ctx.now) {
+                stream.idmp.duplicates += 1;
+                return Ok(id_reply(first).into());
+            }
+        }
         let id = stream.add(self.id, self.fields, ctx.now, config).map_err(add_error)?;
+        if let Some((producer, iid)) = &idempotency {
+            stream.idmp.record(producer, iid, id, ctx.now);
+        }
         if let Some(trim) = self.trim {
             stream.trim(trim, config);
         }
@@ -263,7 +347,7 @@ fn add_error(error: AddError) -> CmdError {
 }
 
 fn xadd(ctx: &mut Ctx<'_>, args: &[Vec<u8>]) -> Result<Outcome, CmdError> {
-    XAdd::parse(args)?.apply(ctx)
+    XAdd::parse(args, ctx.caps)?.apply(ctx)
 }
 
 // ----- XRANGE / XREVRANGE / XLEN ------------------------------------------------------------
@@ -326,7 +410,7 @@ fn xtrim(ctx: &mut Ctx<'_>, args: &[Vec<u8>]) -> Result<Outcome, CmdError> {
     let mut i = 2;
     while i < args.len() {
         if opts.parse_option(args, &mut i)? {
-        } else if let Some(policy) = policy_keyword(&args[i]) {
+        } else if let Some(policy) = policy_keyword(&args[i]).filter(|_| ctx.caps.ref_policies) {
             if opts.policy.replace(policy).is_some() {
                 return Err(CmdError::Syntax);
             }
@@ -455,4 +539,40 @@ fn xdelex(ctx: &mut Ctx<'_>, args: &[Vec<u8>]) -> Result<Outcome, CmdError> {
         ctx.db.touch(key);
     }
     Ok(Reply::Array(codes).into())
+}
+
+// ----- XCFGSET (Redis 8.6) ------------------------------------------------------------------
+
+/// XCFGSET key [IDMP-DURATION s] [IDMP-MAXSIZE n] (Redis 8.6; docs-only, unverified on a
+/// server). Options are read left to right (integer errors as met, ranges 1..=86400 and
+/// 1..=10000), then the key must hold a stream. A changed value clears the stream's
+/// idempotency history; the lifetime counters stay.
+fn xcfgset(ctx: &mut Ctx<'_>, args: &[Vec<u8>]) -> Result<Outcome, CmdError> {
+    if args.len() == 2 {
+        return Err(Msg::XcfgsetNoParameter.into());
+    }
+    let (mut duration, mut maxsize) = (None, None);
+    let mut i = 2;
+    while i < args.len() {
+        let has_value = i + 1 < args.len();
+        if is(&args[i], "IDMP-DURATION") && has_value {
+            let n = parse_int(&args[i + 1])?;
+            if !(1..=86_400).contains(&n) {
+                return Err(Msg::IdmpDurationRange.into());
+            }
+            duration = Some(n as u64);
+        } else if is(&args[i], "IDMP-MAXSIZE") && has_value {
+            let n = parse_int(&args[i + 1])?;
+            if !(1..=10_000).contains(&n) {
+                return Err(Msg::IdmpMaxsizeRange.into());
+            }
+            maxsize = Some(n as u64);
+        } else {
+            return Err(CmdError::Syntax);
+        }
+        i += 2;
+    }
+    let stream = ctx.db.stream_mut(&args[1])?.ok_or(CmdError::NoSuchKey)?;
+    stream.idmp.configure(duration, maxsize);
+    Ok(Reply::ok().into())
 }

@@ -4,6 +4,7 @@
 use streamlab_engine::Keyspace;
 
 use super::{check_call, Ctx, Outcome, Run};
+use crate::profile::{Capabilities, Profile};
 use crate::reply::Reply;
 
 /// A keyspace with a clock that tests move by hand.
@@ -14,12 +15,22 @@ pub struct Bench {
     pub now: i64,
     /// Whether the connection speaks RESP3.
     pub resp3: bool,
+    /// The server profile (Redis 8.2, the one the unit tests were written against).
+    pub caps: &'static Capabilities,
 }
 
 impl Bench {
     /// An empty keyspace at `now`.
     pub fn new(now: i64) -> Bench {
-        Bench { db: Keyspace::new(), now, resp3: false }
+        Bench::with_profile(now, Profile::Redis82)
+    }
+
+    /// An empty keyspace at `now`, answering as `profile`.
+    pub fn with_profile(now: i64, profile: Profile) -> Bench {
+        let caps = profile.caps();
+        let mut db = Keyspace::new();
+        db.rules = caps.counters;
+        Bench { db, now, resp3: false, caps }
     }
 
     /// Runs one command given as separate arguments; errors come back as `Reply::Error`.
@@ -27,12 +38,12 @@ impl Bench {
         let args: Vec<Vec<u8>> = args.iter().map(|a| a.to_vec()).collect();
         // The session expires due keys once per command, before running it.
         self.db.expire_due(self.now);
-        let reply = match check_call(&args) {
+        let reply = match check_call(&args, self.caps) {
             Err(e) => Reply::Error(e.to_string()),
             Ok(spec) => match spec.run {
                 Run::Session => panic!("{} is run by the session", spec.name),
                 Run::Data(handler) => {
-                    let mut ctx = Ctx { db: &mut self.db, now: self.now, resp3: self.resp3 };
+                    let mut ctx = Ctx { db: &mut self.db, now: self.now, resp3: self.resp3, caps: self.caps };
                     match handler(&mut ctx, &args) {
                         Ok(Outcome::Reply(r)) => r,
                         Ok(Outcome::Block(b)) => panic!("unexpected block {b:?}"),
