@@ -266,6 +266,18 @@ impl Session {
         self.state.now = self.state.now.max(now);
         let now = self.state.now;
         self.state.db.expire_due(now);
+        // Reads that time alone can serve (XREADGROUP CLAIM) look again at their keys.
+        let retry: Vec<Vec<u8>> = self
+            .state
+            .conns
+            .values()
+            .filter_map(|c| c.blocked.as_ref())
+            .filter(|b| b.retry_on_tick)
+            .flat_map(|b| b.keys.iter().cloned())
+            .collect();
+        for key in retry {
+            self.state.db.signal_ready(&key);
+        }
         let mut deliveries = Vec::new();
         self.after_command(&mut deliveries);
         self.serve_timeouts(now, &mut deliveries);

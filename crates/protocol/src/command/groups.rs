@@ -409,7 +409,12 @@ fn xreadgroup(ctx: &mut Ctx<'_>, args: &[Vec<u8>]) -> Result<Outcome, CmdError> 
         return Ok(streams_reply(ctx.resp3, served).into());
     }
     if parsed.block.is_some() {
-        return Ok(Outcome::Block(Block { keys: parsed.keys(), deadline: parsed.deadline(now), args: args.to_vec() }));
+        return Ok(Outcome::Block(Block {
+            keys: parsed.keys(),
+            deadline: parsed.deadline(now),
+            args: args.to_vec(),
+            retry_on_tick: parsed.claim.is_some(),
+        }));
     }
     Ok(Reply::NullArray.into())
 }

@@ -57,6 +57,9 @@ pub struct Block {
     pub deadline: Option<i64>,
     /// The command to run again when woken.
     pub args: Vec<Vec<u8>>,
+    /// Whether the mere passing of time can make the read servable (XREADGROUP CLAIM: a
+    /// pending entry becomes idle enough), so it must be retried when the clock moves.
+    pub retry_on_tick: bool,
 }
 
 /// A data command's implementation.

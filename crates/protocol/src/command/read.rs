@@ -329,6 +329,7 @@ fn xread(ctx: &mut Ctx<'_>, args: &[Vec<u8>]) -> Result<Outcome, CmdError> {
             keys: parsed.keys(),
             deadline: parsed.deadline(ctx.now),
             args: parsed.rerun_args(args, &after),
+            retry_on_tick: false,
         })),
         None => Ok(Reply::NullArray.into()),
     }
