@@ -7,7 +7,8 @@ use streamlab_cli::transcript::{diff, run_script};
 const USAGE: &str = "usage:
   streamlab [repl]                     interactive console (like redis-cli)
   streamlab run FILE                   run a command file, print the transcript
-  streamlab replay [--bless] FILE...   check transcripts; --bless rewrites them";
+  streamlab replay [--bless] FILE...   check transcripts; --bless rewrites them
+  streamlab check [--bless] DIR        validate the lessons in DIR; --bless rewrites golden traces";
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -30,6 +31,7 @@ fn main() -> ExitCode {
             }
         },
         Some("replay") => replay(&args[1..]),
+        Some("check") => check(&args[1..]),
         Some("-h" | "--help" | "help") => {
             println!("{USAGE}");
             ExitCode::SUCCESS
@@ -38,6 +40,22 @@ fn main() -> ExitCode {
             eprintln!("{USAGE}");
             ExitCode::from(2)
         }
+    }
+}
+
+fn check(args: &[String]) -> ExitCode {
+    let bless = args.iter().any(|a| a == "--bless");
+    let dirs: Vec<&String> = args.iter().filter(|a| *a != "--bless").collect();
+    let [dir] = dirs.as_slice() else {
+        eprintln!("{USAGE}");
+        return ExitCode::from(2);
+    };
+    let outcome = streamlab_cli::lessons::check_dir(std::path::Path::new(dir), bless);
+    print!("{}", outcome.text);
+    if outcome.failed == 0 {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::FAILURE
     }
 }
 
