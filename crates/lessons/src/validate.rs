@@ -88,6 +88,11 @@ pub fn missing_needs(lesson: &Lesson) -> Vec<Need> {
         .collect()
 }
 
+/// Whether a word is an option keyword of some command (`COUNT`, `MAXLEN`, `NOACK`, ...).
+fn is_option_keyword(word: &str) -> bool {
+    command::all().any(|spec| syntax_has(spec, word))
+}
+
 fn syntax_has(spec: &CommandSpec, keyword: &str) -> bool {
     let words =
         |syntax: &str| syntax.split(|c: char| !c.is_ascii_alphanumeric()).any(|w| w.eq_ignore_ascii_case(keyword));
@@ -254,11 +259,13 @@ impl Validator<'_> {
     }
 
     /// A command named in text or run by a line must exist in the lesson's profile, unless
-    /// it is one of the lesson's needs.
+    /// it is one of the lesson's needs. Option keywords (`COUNT 2`) are not commands.
     fn named_command(&mut self, line: usize, name: &str, sub: Option<&str>) {
-        let needed = self.lesson.needs.iter().any(|n| n.command.eq_ignore_ascii_case(name));
+        let needed = self.lesson.needs.iter().any(|n| {
+            n.command.eq_ignore_ascii_case(name) || n.option.as_deref().is_some_and(|o| o.eq_ignore_ascii_case(name))
+        });
         match command::lookup(name.as_bytes()) {
-            None if needed => {}
+            None if needed || is_option_keyword(name) => {}
             None => self.problem(line, format!("`{name}` is not a command")),
             Some(spec) => {
                 if !self.lesson.profile.has(spec.since) && !needed {
