@@ -15,7 +15,7 @@ use crate::model::{
     AnswerOption, Check, Choice, Expect, Goal, IntroStep, Lesson, Line, Need, Predict, Profile, Subject, Task,
     TaskKind, Value, Variant,
 };
-use crate::script::{log_of, parse_line};
+use crate::script::{log_of, parse_line, Parsed};
 
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -269,8 +269,15 @@ fn convert_need(need: &Spanned<String>, errors: &mut Errors<'_>) -> Option<Need>
 fn lines(raw: &[Spanned<String>], errors: &mut Errors<'_>) -> Vec<Line> {
     raw.iter()
         .map(|l| {
-            if let Err(problem) = parse_line(l.get_ref()) {
-                errors.at(l.span(), problem);
+            match parse_line(l.get_ref()) {
+                Err(problem) => errors.at(l.span(), problem),
+                Ok(Parsed::SwitchTo(name)) => errors.at(
+                    l.span(),
+                    format!(
+                        "lesson lines name their connection with a prefix: write `{name}> COMMAND`, not `:as {name}`"
+                    ),
+                ),
+                Ok(Parsed::Run { .. }) => {}
             }
             Line { text: l.get_ref().clone(), line: errors.line_of(&l.span()) }
         })

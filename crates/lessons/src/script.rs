@@ -76,37 +76,43 @@ pub fn log_of(lines: &[Line], variant: &Variant) -> Vec<LogLine> {
     steps(lines, variant).into_iter().map(|(_, line)| line).collect()
 }
 
-/// Like [`log_of`], each log line with the file line it came from.
+/// Like [`log_of`], each log line with the file line it came from. A lesson line runs on the
+/// connection its `name> ` prefix names, or on the default connection: every line says where
+/// it runs, so a reader never has to track a current connection.
 pub fn steps(lines: &[Line], variant: &Variant) -> Vec<(usize, LogLine)> {
+    lines
+        .iter()
+        .map(|line| {
+            let text = variant.apply(&line.text);
+            let log_line = match parse_line(&text) {
+                Ok(Parsed::Run { conn, text }) => LogLine::new(conn.unwrap_or(DEFAULT_CONNECTION), text),
+                // The parser rejects these in lesson files; run anyway, the console reports them.
+                Ok(Parsed::SwitchTo(_)) | Err(_) => LogLine::new(DEFAULT_CONNECTION, &text),
+            };
+            (line.line, log_line)
+        })
+        .collect()
+}
+
+/// Reads a log written as a command file, the way the console runs one: `:as NAME` switches
+/// connection for the lines that follow, `name> ` in front runs one line on a connection (and
+/// switches to it), `#` comments and blank lines are skipped.
+pub fn parse_log(text: &str) -> Vec<LogLine> {
     let mut current = DEFAULT_CONNECTION.to_owned();
     let mut out = Vec::new();
-    for line in lines {
-        let text = variant.apply(&line.text);
-        match parse_line(&text) {
+    for line in text.lines().map(str::trim).filter(|l| !l.is_empty() && !l.starts_with('#')) {
+        match parse_line(line) {
             Ok(Parsed::SwitchTo(name)) => current = name.to_owned(),
             Ok(Parsed::Run { conn, text }) => {
                 if let Some(conn) = conn {
                     current = conn.to_owned();
                 }
-                out.push((line.line, LogLine::new(&current, text)));
+                out.push(LogLine::new(&current, text));
             }
-            // The parser rejects such lines; a bad line run anyway is passed to the console.
-            Err(_) => out.push((line.line, LogLine::new(&current, &text))),
+            Err(_) => out.push(LogLine::new(&current, line)),
         }
     }
     out
-}
-
-/// Reads a log written as a command file: one line per item, `:as NAME` switches connection,
-/// `name> ` in front runs one line on a connection, `#` comments and blank lines are skipped.
-pub fn parse_log(text: &str) -> Vec<LogLine> {
-    let lines: Vec<Line> = text
-        .lines()
-        .enumerate()
-        .filter(|(_, l)| !l.trim().is_empty() && !l.trim_start().starts_with('#'))
-        .map(|(n, l)| Line { text: l.to_owned(), line: n + 1 })
-        .collect();
-    log_of(&lines, &Variant::default())
 }
 
 /// The command's name and (for container commands) its second word, upper case.
@@ -189,18 +195,20 @@ mod tests {
         assert!(parse_line(":undo").is_err());
         assert!(parse_line(":clock soon").is_err());
         assert!(parse_line("bob> :clock +1s").is_err());
-        let lines: Vec<Line> = ["XADD s 1-0 f v", "bob> XLEN s", "XLEN s", ":as carol", ":clock +1s", "default> PING"]
+        // In a lesson, every line names its connection or runs on the default one.
+        let lines: Vec<Line> = ["XADD s 1-0 f v", "bob> XLEN s", "XLEN s", ":clock +1s", "carol> PING"]
             .iter()
             .map(|t| Line { text: (*t).to_owned(), line: 1 })
             .collect();
         let log = log_of(&lines, &Variant::default());
         let conns: Vec<&str> = log.iter().map(|l| l.conn.as_str()).collect();
-        assert_eq!(conns, ["default", "bob", "bob", "carol", "default"]);
+        assert_eq!(conns, ["default", "bob", "default", "default", "carol"]);
         assert_eq!(log.iter().filter(|l| l.is_command()).count(), 4);
-        assert_eq!(
-            parse_log("# c\nXLEN s\n\n:as x\nPING\n"),
-            [LogLine::new("default", "XLEN s"), LogLine::new("x", "PING")]
-        );
+        // A learner's log follows the console: `:as` and prefixes switch the current connection.
+        let log = parse_log("# c\nXLEN s\n\n:as x\nPING\nbob> PING\nECHO hi\n");
+        let expected = [("default", "XLEN s"), ("x", "PING"), ("bob", "PING"), ("bob", "ECHO hi")]
+            .map(|(c, t)| LogLine::new(c, t));
+        assert_eq!(log, expected);
     }
 
     #[test]
