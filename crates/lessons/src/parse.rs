@@ -419,11 +419,11 @@ fn convert_check(check: &Spanned<RawCheck>, errors: &mut Errors<'_>) -> Option<C
         let optional = needed.contains(&format!("{name}?").as_str());
         match value {
             Some(v) if !required && !optional => {
-                errors.at(v.span(), format!("field `{name}` does not apply to a `{kind}` check"));
+                errors.at(v.span(), format!("field `{name}` does not apply to the check kind `{kind}`"));
                 ok = false;
             }
             None if required => {
-                errors.at(kind_span.clone(), format!("a `{kind}` check needs `{name}`"));
+                errors.at(kind_span.clone(), format!("the check kind `{kind}` needs `{name}`"));
                 ok = false;
             }
             _ => {}
@@ -514,11 +514,11 @@ fn convert_expect(raw: &RawCheck, kind: &str, errors: &mut Errors<'_>) -> Option
         _ => (&["present"], ""),
     };
     let [(name, span)] = given.as_slice() else {
-        errors.at(kind_span, format!("a `{kind}` check needs exactly one expectation: {}", quoted(allowed)));
+        errors.at(kind_span, format!("the check kind `{kind}` needs exactly one expectation: {}", quoted(allowed)));
         return None;
     };
     if !allowed.contains(name) {
-        errors.at(span.clone(), format!("a `{kind}` check takes {}, not `{name}`", quoted(allowed)));
+        errors.at(span.clone(), format!("the check kind `{kind}` takes {}, not `{name}`", quoted(allowed)));
         return None;
     }
     let expect = match *name {
@@ -538,7 +538,7 @@ fn convert_expect(raw: &RawCheck, kind: &str, errors: &mut Errors<'_>) -> Option
             match value {
                 Some(value) => Expect::Equals(value),
                 None => {
-                    errors.at(equals.span(), format!("`equals` of a `{kind}` check is {equals_is}"));
+                    errors.at(equals.span(), format!("`equals` of the check kind `{kind}` is {equals_is}"));
                     return None;
                 }
             }

@@ -165,9 +165,9 @@ impl Validator<'_> {
                             self.problem(task.line, format!("{label}: disabled command `{name}` does not exist"));
                         }
                     }
-                    for line in &goal.solution {
-                        if disabled_in(goal, &line.text) {
-                            self.problem(line.line, format!("{label}: the solution uses a disabled command"));
+                    for (line, step) in steps(&goal.solution, &Variant::default()) {
+                        if step.is_command() && disabled_in(goal, &step.text) {
+                            self.problem(line, format!("{label}: the solution uses a disabled command"));
                         }
                     }
                 }
@@ -332,7 +332,13 @@ impl Validator<'_> {
                         // The checker the player calls must agree with the traced run.
                         let verdict = check_log(lesson, tn, vn, &log_of(&goal.solution, variant));
                         if !failures.is_empty() || !verdict.as_ref().is_ok_and(|v| v.passed) {
-                            let messages: Vec<String> = failures.iter().map(|f| f.message.clone()).collect();
+                            let checked = verdict.map(|v| v.failures).unwrap_or_default();
+                            let mut messages: Vec<String> = failures.iter().map(|f| f.message.clone()).collect();
+                            for failure in checked {
+                                if !messages.contains(&failure.message) {
+                                    messages.push(failure.message);
+                                }
+                            }
                             self.problem(
                                 task.line,
                                 format!("{label}: the solution does not pass: {}", messages.join(" | ")),
