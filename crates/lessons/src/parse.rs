@@ -457,8 +457,13 @@ fn convert_check(check: &Spanned<RawCheck>, errors: &mut Errors<'_>) -> Option<C
         "entries" => Subject::Entries { stream: text(&raw.stream) },
         _ => {
             if let Some(command) = &raw.command {
-                if let Err(problem) = parse_line(command.get_ref()) {
-                    errors.at(command.span(), problem);
+                // A reply check runs one command on a copy of the state from a fresh connection.
+                if !matches!(parse_line(command.get_ref()), Ok(Parsed::Run { conn: None, text }) if !text.starts_with(':'))
+                {
+                    errors.at(
+                        command.span(),
+                        "a `reply` check runs one command from a fresh connection: no `name> ` prefix, no meta-command",
+                    );
                     ok = false;
                 }
             }

@@ -106,6 +106,10 @@ fn task_kinds_and_their_fields() {
 fn lines_and_header_fields_are_checked() {
     let e = errors(&with("\"bob> XREADGROUP", "\":as bob\", \"XREADGROUP"));
     assert!(e[0].contains("write `bob> COMMAND`, not `:as bob`"), "{e:?}");
+    let reply_check =
+        "  kind = \"reply\"\n  command = \"bob> XLEN jobs\"\n  equals = \"(integer) 2\"\n  message = \"{actual}\"\n";
+    let e = errors(&with("  [[task.check]]\n", &format!("  [[task.check]]\n{reply_check}  [[task.check]]\n")));
+    assert!(e[0].contains("a `reply` check runs one command from a fresh connection"), "{e:?}");
     let e = errors(&with(":clock +60s", ":clock soon"));
     assert!(e[0].contains("is not a meta-command lessons allow"), "{e:?}");
     let e = errors(&with("profile = \"redis-8.2\"", "profile = \"redis-7.4\""));
