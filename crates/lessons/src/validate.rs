@@ -200,13 +200,10 @@ impl Validator<'_> {
             self.text(line, text);
         }
         for line in all_lines {
-            let text = line.text.trim_start();
-            let body = match text.split_once("> ") {
-                Some((conn, rest)) if crate::script::valid_conn_name(conn) => rest,
-                _ => text,
-            };
-            if !body.starts_with(':') {
-                self.command_line(line.line, body);
+            for (number, step) in steps(std::slice::from_ref(line), &Variant::default()) {
+                if step.is_command() {
+                    self.command_line(number, &step.text);
+                }
             }
         }
     }
