@@ -2,8 +2,9 @@
 //!
 //! `cargo xtask test` is the one command that runs every test (README and CI call it):
 //! formatting, lints, the Rust test suites, the transcripts through the `streamlab` binary,
-//! and the differential check of the transcripts against real servers (the oracles: Redis
-//! 8.2.3, and Redis 7.4 / Valkey 9 when installed).
+//! the lessons through `streamlab check lessons/`, and the differential check of the
+//! transcripts against real servers (the oracles: Redis 8.2.3, and Redis 7.4 / Valkey 9 when
+//! installed).
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode};
@@ -64,8 +65,11 @@ fn test(no_oracle: bool) -> Result<(), String> {
     run("cargo test", cargo().args(["test", "--workspace"]))?;
     run("cargo build --release (streamlab)", cargo().args(["build", "--release", "-p", "streamlab"]))?;
     let files = transcripts()?;
-    let streamlab = root().join("target/release/streamlab");
+    // Cargo puts the binary under CARGO_TARGET_DIR when that is set.
+    let target = std::env::var_os("CARGO_TARGET_DIR").map_or_else(|| root().join("target"), PathBuf::from);
+    let streamlab = target.join("release/streamlab");
     run("streamlab replay tests/transcripts/*", Command::new(&streamlab).arg("replay").args(&files))?;
+    run("streamlab check lessons/", Command::new(&streamlab).args(["check", "lessons/"]))?;
     if no_oracle {
         eprintln!("==> oracle comparison skipped (--no-oracle)");
         return Ok(());

@@ -1,5 +1,7 @@
 //! The `streamlab` command line: a redis-cli-like console over a StreamLab session, and the
-//! transcript runner used by `run`, `replay` and the test suite.
+//! transcript runner used by `run`, `replay` and the test suite, and the lesson checker behind
+//! `check`.
 
+pub mod lessons;
 pub mod repl;
 pub mod transcript;

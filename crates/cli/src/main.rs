@@ -9,6 +9,7 @@ const USAGE: &str = "usage:
   streamlab [--profile NAME] [repl]                     interactive console (like redis-cli)
   streamlab [--profile NAME] run FILE                   run a command file, print the transcript
   streamlab [--profile NAME] replay [--bless] FILE...   check transcripts; --bless rewrites them
+  streamlab check [--bless] DIR                         validate the lessons in DIR; --bless rewrites golden traces
 profiles: redis-7.4, redis-8.2, redis-8.4, redis-8.6, redis-8.8, redis-8.10 (default), valkey-9";
 
 fn main() -> ExitCode {
@@ -52,6 +53,7 @@ fn main() -> ExitCode {
             }
         },
         Some("replay") => replay(&args[1..], profile),
+        Some("check") => check(&args[1..]),
         Some("-h" | "--help" | "help") => {
             println!("{USAGE}");
             ExitCode::SUCCESS
@@ -60,6 +62,22 @@ fn main() -> ExitCode {
             eprintln!("{USAGE}");
             ExitCode::from(2)
         }
+    }
+}
+
+fn check(args: &[String]) -> ExitCode {
+    let bless = args.iter().any(|a| a == "--bless");
+    let dirs: Vec<&String> = args.iter().filter(|a| *a != "--bless").collect();
+    let [dir] = dirs.as_slice() else {
+        eprintln!("{USAGE}");
+        return ExitCode::from(2);
+    };
+    let outcome = streamlab_cli::lessons::check_dir(std::path::Path::new(dir), bless);
+    print!("{}", outcome.text);
+    if outcome.failed == 0 {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::FAILURE
     }
 }
 

@@ -11,170 +11,8 @@
 //! read, a Pub/Sub message) follow, each line prefixed with `[NAME] `. A transcript is
 //! therefore also a command file: its inputs are its `> ` lines, comments and blank lines.
 
-use std::collections::BTreeMap;
-
-use streamlab_protocol::{
-    format_reply, tokenize, Clock, ConnId, Delivery, Profile, Session, Timeline, VIRTUAL_EPOCH_MS,
-};
-
-/// The connection every run starts on.
-pub const DEFAULT_CONNECTION: &str = "default";
-
-/// A session's timeline plus the names the command file gives its connections.
-#[derive(Clone)]
-pub struct Console {
-    timeline: Timeline,
-    /// Connection names are console labels, not session state: undo does not forget them.
-    names: BTreeMap<String, ConnId>,
-    current: String,
-}
-
-/// What one console line produced, as text lines.
-pub type Lines = Vec<String>;
-
-impl Default for Console {
-    fn default() -> Self {
-        Console::with_profile(Profile::default())
-    }
-}
-
-impl Console {
-    /// A console over a fresh virtual-clock session answering as `profile`.
-    pub fn with_profile(profile: Profile) -> Console {
-        Console::new(Session::with_profile(Clock::Virtual(VIRTUAL_EPOCH_MS), profile))
-    }
-
-    /// A console over a session, on the default connection.
-    pub fn new(session: Session) -> Console {
-        let mut timeline = Timeline::new(session);
-        let first = timeline.connect();
-        let names = BTreeMap::from([(DEFAULT_CONNECTION.to_owned(), first)]);
-        Console { timeline, names, current: DEFAULT_CONNECTION.to_owned() }
-    }
-
-    /// The session underneath, as of the current step.
-    pub fn session(&self) -> &Session {
-        self.timeline.session()
-    }
-
-    /// The current connection's name.
-    pub fn current(&self) -> &str {
-        &self.current
-    }
-
-    fn label(&self, conn: ConnId) -> String {
-        self.names.iter().find(|(_, &id)| id == conn).map_or_else(|| format!("conn-{conn}"), |(n, _)| n.clone())
-    }
-
-    fn print_deliveries(&self, deliveries: Vec<Delivery>, out: &mut Lines) {
-        for delivery in deliveries {
-            let label = self.label(delivery.conn);
-            for line in format_reply(&delivery.reply).lines() {
-                out.push(format!("[{label}] {line}"));
-            }
-        }
-    }
-
-    /// Runs one line (command, meta-command, comment or blank) and returns what it prints,
-    /// without the echo of the line itself.
-    pub fn run_line(&mut self, line: &str) -> Lines {
-        let mut out = Lines::new();
-        let trimmed = line.trim();
-        if trimmed.is_empty() || trimmed.starts_with('#') {
-            return out;
-        }
-        if let Some(meta) = trimmed.strip_prefix(':') {
-            self.run_meta(meta, &mut out);
-            return out;
-        }
-        let args = match tokenize(trimmed.as_bytes()) {
-            Ok(args) => args,
-            Err(error) => {
-                out.push(error.to_string());
-                return out;
-            }
-        };
-        if args.is_empty() {
-            return out;
-        }
-        let conn = self.names[&self.current];
-        let executed = self.timeline.execute(conn, args);
-        for reply in &executed.replies {
-            out.extend(format_reply(reply).lines().map(str::to_owned));
-        }
-        self.print_deliveries(executed.deliveries, &mut out);
-        out
-    }
-
-    fn run_meta(&mut self, meta: &str, out: &mut Lines) {
-        let mut words = meta.split_whitespace();
-        match (words.next(), words.next(), words.next()) {
-            (Some("as"), Some(name), None) => {
-                if !self.names.contains_key(name) {
-                    let id = self.timeline.connect();
-                    self.names.insert(name.to_owned(), id);
-                }
-                self.current = name.to_owned();
-            }
-            (Some("clock"), Some(amount), None) => match parse_clock(amount) {
-                Some(ms) => {
-                    let deliveries = self.timeline.advance(ms);
-                    self.print_deliveries(deliveries, out);
-                }
-                None => out.push(format!("(error) bad clock step '{amount}': use +MS, for example :clock +1500")),
-            },
-            (Some("undo"), None, None) => {
-                if !self.timeline.undo() {
-                    out.push("(error) nothing to undo".to_owned());
-                }
-            }
-            (Some("redo"), None, None) => {
-                if !self.timeline.redo() {
-                    out.push("(error) nothing to redo".to_owned());
-                }
-            }
-            // A fresh session (keys, connections, clock and history all start over) answering
-            // as another server.
-            (Some("profile"), Some(name), None) => match name.parse::<Profile>() {
-                Ok(profile) => *self = Console::with_profile(profile),
-                Err(error) => out.push(format!("(error) {error}")),
-            },
-            (Some("profile"), None, None) => out.push(self.session().profile().to_string()),
-            (Some("fill"), Some(key), Some(count)) => match (count.parse::<u64>(), words.next()) {
-                (Ok(count), None) => {
-                    let output = self.timeline.fill(key.as_bytes(), count);
-                    for reply in &output.replies {
-                        out.extend(format_reply(reply).lines().map(str::to_owned));
-                    }
-                    self.print_deliveries(output.deliveries, out);
-                }
-                _ => out.push(format!("(error) bad :fill '{meta}': use :fill KEY COUNT")),
-            },
-            _ => out.push(format!(
-                "(error) unknown meta-command ':{meta}': try :as NAME, :clock +MS, :undo, :redo, :profile NAME or :fill KEY COUNT"
-            )),
-        }
-    }
-}
-
-/// `+1500`, `1500`, `+1.5s`, `+2m`: milliseconds to move the clock by.
-fn parse_clock(text: &str) -> Option<i64> {
-    let text = text.strip_prefix('+').unwrap_or(text);
-    let (number, unit) = match text.find(|c: char| c.is_ascii_alphabetic()) {
-        Some(at) => text.split_at(at),
-        None => (text, "ms"),
-    };
-    let value: f64 = number.parse().ok()?;
-    let factor = match unit {
-        "ms" => 1.0,
-        "s" => 1000.0,
-        "m" => 60_000.0,
-        "h" => 3_600_000.0,
-        _ => return None,
-    };
-    let ms = value * factor;
-    (ms.is_finite() && (0.0..1e15).contains(&ms)).then_some(ms.round() as i64)
-}
+pub use streamlab_protocol::console::{Console, Lines, DEFAULT_CONNECTION};
+use streamlab_protocol::Profile;
 
 /// Runs a whole command file (or a transcript's inputs) and returns the transcript text,
 /// starting with the default profile (a `:profile` line switches).
@@ -187,17 +25,8 @@ pub fn run_script_as(text: &str, profile: Profile) -> String {
     let mut console = Console::with_profile(profile);
     let mut out = String::new();
     for line in inputs(text) {
-        if line.trim().is_empty() || line.trim_start().starts_with('#') {
-            out.push_str(line);
-            out.push('\n');
+        if !console.transcribe(line, &mut out) {
             continue;
-        }
-        out.push_str("> ");
-        out.push_str(line);
-        out.push('\n');
-        for printed in console.run_line(line) {
-            out.push_str(&printed);
-            out.push('\n');
         }
         if let Err(broken) = console.session().check_invariants() {
             if cfg!(debug_assertions) || std::env::var_os("STREAMLAB_CHECK_INVARIANTS").is_some() {
@@ -304,6 +133,13 @@ mod tests {
     }
 
     #[test]
+    fn diff_shows_changed_lines() {
+        assert_eq!(diff("a\nb\n", "a\nb\n"), "");
+        let d = diff("a\nb\nc\n", "a\nx\nc\n");
+        assert!(d.contains("-b\n") && d.contains("+x\n"), "{d}");
+    }
+
+    #[test]
     fn profile_starts_a_fresh_session() {
         let out =
             run_script("XADD s 1-0 f v\n:profile redis-7.4\nXLEN s\nXDELEX s IDS 1 1-0\n:profile\n:profile nope\n");
@@ -320,21 +156,5 @@ mod tests {
         assert!(out.contains("filled 3 entries: 1700000000000-0 .. 1700000000000-2"), "{out}");
         assert!(out.contains("\"order-created\""), "{out}");
         assert!(out.ends_with("> XLEN orders\n(integer) 0\n"), "{out}");
-    }
-
-    #[test]
-    fn clock_steps() {
-        assert_eq!(parse_clock("+1500"), Some(1500));
-        assert_eq!(parse_clock("+1.1s"), Some(1100));
-        assert_eq!(parse_clock("2m"), Some(120_000));
-        assert_eq!(parse_clock("-5"), None);
-        assert_eq!(parse_clock("soon"), None);
-    }
-
-    #[test]
-    fn diff_shows_changed_lines() {
-        assert_eq!(diff("a\nb\n", "a\nb\n"), "");
-        let d = diff("a\nb\nc\n", "a\nx\nc\n");
-        assert!(d.contains("-b\n") && d.contains("+x\n"), "{d}");
     }
 }

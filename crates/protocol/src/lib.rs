@@ -5,11 +5,13 @@
 //! * [`error`]: `CmdError`, whose `Display` is the exact Redis error line;
 //! * [`session`]: the `Session` façade (engine, clock, connections) every host uses;
 //! * [`history`]: `Timeline`, a session with undo, redo and seek;
+//! * [`console`]: `Console`, a timeline driven by console lines (`:as`, `:clock`, `:undo`);
 //! * [`resp`]: RESP2/RESP3 encoding, the client-side reply decoder, the server-side request
 //!   parser;
 //! * [`format`](mod@format): a reply -> the text redis-cli prints for it.
 
 pub mod command;
+pub mod console;
 mod double;
 pub mod error;
 pub mod format;

@@ -64,7 +64,7 @@ pub const COMMANDS: &[CommandSpec] = &[
         name: "xreadgroup",
         arity: -7,
         write: true,
-        syntax: "GROUP group consumer [COUNT count] [BLOCK milliseconds] [NOACK] STREAMS key [key ...] id [id ...]",
+        syntax: "GROUP group consumer [COUNT count] [MAXCOUNT maxcount] [MAXSIZE maxsize] [BLOCK milliseconds] [CLAIM min-idle-time] [NOACK] STREAMS key [key ...] id [id ...]",
         summary: "Returns new or historical messages from a stream for a consumer in a group. Blocks until a message is available otherwise.",
         since: "5.0.0",
         group: "stream",

@@ -282,7 +282,7 @@ pub const COMMANDS: &[CommandSpec] = &[CommandSpec {
     name: "xread",
     arity: -4,
     write: false,
-    syntax: "[COUNT count] [BLOCK milliseconds] STREAMS key [key ...] id [id ...]",
+    syntax: "[COUNT count] [MAXCOUNT maxcount] [MAXSIZE maxsize] [BLOCK milliseconds] STREAMS key [key ...] id [id ...]",
     summary: "Returns messages from multiple streams with IDs greater than the ones requested. Blocks until a message is available otherwise.",
     since: "5.0.0",
     group: "stream",

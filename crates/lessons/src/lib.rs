@@ -1,0 +1,27 @@
+//! StreamLab lessons: the lesson file format, the checker, and the validator.
+//!
+//! * [`parse`]: a lesson file (TOML) into a [`Lesson`]; unknown fields and malformed parts are
+//!   errors with file and line;
+//! * [`model`]: the lesson as types (tasks, checks, variants);
+//! * [`check`]: runs a task in a fresh `Session` on a virtual clock and evaluates it — what
+//!   the web player and graders call;
+//! * [`validate`]: everything `streamlab check lessons/` verifies, without touching files;
+//! * [`script`]: lesson lines and learners' logs, and how variants rewrite text.
+//!
+//! No I/O happens here beyond parsing strings, so the crate builds for the browser too.
+
+pub mod check;
+pub mod error;
+pub mod model;
+pub mod parse;
+pub mod script;
+pub mod validate;
+
+pub use check::{
+    check_choice, check_log, check_prediction, evaluate, predicted_reply, Answered, CheckError, Failure, Prediction,
+    Verdict,
+};
+pub use error::LessonError;
+pub use model::{Check, Expect, Goal, Lesson, Line, Subject, Task, TaskKind, Value, Variant};
+pub use parse::parse_lesson;
+pub use script::{parse_log, LogLine};

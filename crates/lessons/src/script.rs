@@ -1,0 +1,231 @@
+//! Lesson lines and learners' logs as console steps, and how a variant rewrites text.
+
+use streamlab_protocol::console::{parse_clock, DEFAULT_CONNECTION};
+
+use crate::model::{Line, Variant};
+
+/// One line of a log: what a connection typed (a command, or `:clock +MS`).
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct LogLine {
+    /// The connection's name (`default` is the first one).
+    pub conn: String,
+    /// The command or meta-command.
+    pub text: String,
+}
+
+impl LogLine {
+    /// A line typed on a connection.
+    pub fn new(conn: &str, text: &str) -> LogLine {
+        LogLine { conn: conn.to_owned(), text: text.to_owned() }
+    }
+
+    /// Whether the line is a command (meta-commands such as `:clock` are not counted).
+    pub fn is_command(&self) -> bool {
+        !self.text.trim_start().starts_with(':')
+    }
+}
+
+/// What a lesson line says, once its connection prefix is read.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Parsed<'a> {
+    /// `:as NAME`: later lines run on that connection.
+    SwitchTo(&'a str),
+    /// A command or `:clock`, on the named connection if the line had a `name> ` prefix.
+    Run {
+        /// The prefix's connection.
+        conn: Option<&'a str>,
+        /// The rest of the line.
+        text: &'a str,
+    },
+}
+
+/// Whether a connection name is acceptable (the console's `:as` takes one word).
+pub fn valid_conn_name(name: &str) -> bool {
+    !name.is_empty() && name.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.'))
+}
+
+/// Reads one lesson line: `name> COMMAND`, `COMMAND`, `:as NAME` or `:clock +MS`.
+pub fn parse_line(text: &str) -> Result<Parsed<'_>, String> {
+    let text = text.trim();
+    if text.is_empty() {
+        return Err("an empty line".into());
+    }
+    if let Some(meta) = text.strip_prefix(':') {
+        let mut words = meta.split_whitespace();
+        return match (words.next(), words.next(), words.next()) {
+            (Some("as"), Some(name), None) if valid_conn_name(name) => Ok(Parsed::SwitchTo(name)),
+            (Some("clock"), Some(step), None) if parse_clock(step).is_some() => Ok(Parsed::Run { conn: None, text }),
+            _ => Err(format!("`{text}` is not a meta-command lessons allow (`:as NAME`, `:clock +MS`)")),
+        };
+    }
+    if let Some((name, rest)) = text.split_once("> ") {
+        if valid_conn_name(name) {
+            let rest = rest.trim();
+            if rest.is_empty() || rest.starts_with(':') {
+                return Err(format!("`{text}`: a `{name}> ` prefix must be followed by a command"));
+            }
+            return Ok(Parsed::Run { conn: Some(name), text: rest });
+        }
+    }
+    Ok(Parsed::Run { conn: None, text })
+}
+
+/// A lesson's lines as log lines, starting on the default connection, with the variant's
+/// rewriting applied.
+pub fn log_of(lines: &[Line], variant: &Variant) -> Vec<LogLine> {
+    steps(lines, variant).into_iter().map(|(_, line)| line).collect()
+}
+
+/// Like [`log_of`], each log line with the file line it came from. A lesson line runs on the
+/// connection its `name> ` prefix names, or on the default connection: every line says where
+/// it runs, so a reader never has to track a current connection.
+pub fn steps(lines: &[Line], variant: &Variant) -> Vec<(usize, LogLine)> {
+    lines
+        .iter()
+        .map(|line| {
+            let text = variant.apply(&line.text);
+            let log_line = match parse_line(&text) {
+                Ok(Parsed::Run { conn, text }) => LogLine::new(conn.unwrap_or(DEFAULT_CONNECTION), text),
+                // The parser rejects these in lesson files; run anyway, the console reports them.
+                Ok(Parsed::SwitchTo(_)) | Err(_) => LogLine::new(DEFAULT_CONNECTION, &text),
+            };
+            (line.line, log_line)
+        })
+        .collect()
+}
+
+/// Reads a log written as a command file, the way the console runs one: `:as NAME` switches
+/// connection for the lines that follow, `name> ` in front runs one line on a connection (and
+/// switches to it), `#` comments and blank lines are skipped.
+pub fn parse_log(text: &str) -> Vec<LogLine> {
+    let mut current = DEFAULT_CONNECTION.to_owned();
+    let mut out = Vec::new();
+    for line in text.lines().map(str::trim).filter(|l| !l.is_empty() && !l.starts_with('#')) {
+        match parse_line(line) {
+            Ok(Parsed::SwitchTo(name)) => current = name.to_owned(),
+            Ok(Parsed::Run { conn, text }) => {
+                if let Some(conn) = conn {
+                    current = conn.to_owned();
+                }
+                out.push(LogLine::new(&current, text));
+            }
+            Err(_) => out.push(LogLine::new(&current, line)),
+        }
+    }
+    out
+}
+
+/// The command's name and (for container commands) its second word, upper case.
+pub fn command_words(text: &str) -> (String, String) {
+    let mut words = text.split_whitespace().map(str::to_ascii_uppercase);
+    (words.next().unwrap_or_default(), words.next().unwrap_or_default())
+}
+
+fn is_word_char(c: char) -> bool {
+    c.is_ascii_alphanumeric() || c == '-' || c == '_'
+}
+
+impl Variant {
+    /// Whether this is the lesson as written.
+    pub fn is_identity(&self) -> bool {
+        self.ids == 0 && self.clock == 0 && self.values.is_empty()
+    }
+
+    /// Rewrites text for this variant: every word (a run of letters, digits, `-` and `_`) that
+    /// is an explicit stream id `MS-SEQ` or `MS-*` with `MS > 0` gets `ids` added to `MS`, and
+    /// every word equal to a key of `values` becomes its value. Everything else is kept.
+    pub fn apply(&self, text: &str) -> String {
+        if self.ids == 0 && self.values.is_empty() {
+            return text.to_owned();
+        }
+        let mut out = String::with_capacity(text.len() + 8);
+        let mut word = String::new();
+        for c in text.chars() {
+            // `MS-*` (an explicit time with an automatic sequence) is one word.
+            let auto_seq =
+                c == '*' && word.ends_with('-') && word[..word.len() - 1].bytes().all(|b| b.is_ascii_digit());
+            if is_word_char(c) || auto_seq {
+                word.push(c);
+            } else {
+                self.push_word(&mut out, &word);
+                word.clear();
+                out.push(c);
+            }
+        }
+        self.push_word(&mut out, &word);
+        out
+    }
+
+    fn push_word(&self, out: &mut String, word: &str) {
+        if word.is_empty() {
+            return;
+        }
+        if let Some(value) = self.values.get(word) {
+            out.push_str(value);
+            return;
+        }
+        if self.ids > 0 {
+            if let Some((ms, seq)) = word.split_once('-') {
+                let digits = |s: &str| !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit());
+                if digits(ms) && (digits(seq) || seq == "*") {
+                    if let Some(ms) = ms.parse::<u64>().ok().filter(|&ms| ms > 0) {
+                        out.push_str(&format!("{}-{seq}", ms.saturating_add(self.ids)));
+                        return;
+                    }
+                }
+            }
+        }
+        out.push_str(word);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn lines_name_their_connection() {
+        assert_eq!(parse_line("alice> XACK s g 1-0"), Ok(Parsed::Run { conn: Some("alice"), text: "XACK s g 1-0" }));
+        assert_eq!(
+            parse_line("XREADGROUP GROUP g c STREAMS s >"),
+            Ok(Parsed::Run { conn: None, text: "XREADGROUP GROUP g c STREAMS s >" })
+        );
+        assert_eq!(parse_line(":as bob"), Ok(Parsed::SwitchTo("bob")));
+        assert_eq!(parse_line(":clock +1.5s"), Ok(Parsed::Run { conn: None, text: ":clock +1.5s" }));
+        assert!(parse_line(":undo").is_err());
+        assert!(parse_line(":clock soon").is_err());
+        assert!(parse_line("bob> :clock +1s").is_err());
+        // In a lesson, every line names its connection or runs on the default one.
+        let lines: Vec<Line> = ["XADD s 1-0 f v", "bob> XLEN s", "XLEN s", ":clock +1s", "carol> PING"]
+            .iter()
+            .map(|t| Line { text: (*t).to_owned(), line: 1 })
+            .collect();
+        let log = log_of(&lines, &Variant::default());
+        let conns: Vec<&str> = log.iter().map(|l| l.conn.as_str()).collect();
+        assert_eq!(conns, ["default", "bob", "default", "default", "carol"]);
+        assert_eq!(log.iter().filter(|l| l.is_command()).count(), 4);
+        // A learner's log follows the console: `:as` and prefixes switch the current connection.
+        let log = parse_log("# c\nXLEN s\n\n:as x\nPING\nbob> PING\nECHO hi\n");
+        let expected = [("default", "XLEN s"), ("x", "PING"), ("bob", "PING"), ("bob", "ECHO hi")]
+            .map(|(c, t)| LogLine::new(c, t));
+        assert_eq!(log, expected);
+    }
+
+    #[test]
+    fn variants_shift_ids_and_rename_words() {
+        let variant = Variant {
+            ids: 1000,
+            clock: 0,
+            values: [("jobs", "tasks"), ("alice", "ana")].map(|(a, b)| (a.to_owned(), b.to_owned())).into(),
+            line: 0,
+        };
+        assert_eq!(
+            variant.apply("alice> XACK jobs workers 1-0 2-3 0-0 (5-0 7-* jobs:dead"),
+            "ana> XACK tasks workers 1001-0 1002-3 0-0 (1005-0 1007-* tasks:dead"
+        );
+        assert_eq!(variant.apply("entry `3-0`, then \"4-0\"."), "entry `1003-0`, then \"1004-0\".");
+        // Words that merely contain a key or look like ids in part stay.
+        assert_eq!(variant.apply("jobs2 x1-0 1-0a 12 -1"), "jobs2 x1-0 1-0a 12 -1");
+        assert_eq!(Variant::default().apply("1-0"), "1-0");
+    }
+}

@@ -1,0 +1,156 @@
+//! The validator on small lessons, good and deliberately broken.
+
+mod common;
+
+use common::{line_of, with, GOOD};
+use streamlab_lessons::validate::{mentioned_commands, parse_index, raw_html, validate_index, validate_lesson};
+
+fn problems(text: &str) -> Vec<String> {
+    validate_lesson("lessons/tiny.toml", text).problems.iter().map(ToString::to_string).collect()
+}
+
+fn has(problems: &[String], needle: &str) -> bool {
+    problems.iter().any(|p| p.contains(needle))
+}
+
+#[test]
+fn the_fixture_passes_and_has_a_trace() {
+    let report = validate_lesson("lessons/tiny.toml", GOOD);
+    assert!(report.passed(), "{:?}", report.problems);
+    assert!(report.skipped.is_none());
+    assert!(report.trace.contains("# ===== variant 1: ids +100, jobs -> tasks\n"), "{}", report.trace);
+    assert!(
+        report.trace.contains("> :as alice\n> XAUTOCLAIM tasks workers alice 30000 0-0\n1) \"0-0\"\n"),
+        "{}",
+        report.trace
+    );
+    assert!(report.trace.contains("# task 2: Length (predict)\n> XLEN jobs\n(integer) 2\n"), "{}", report.trace);
+}
+
+#[test]
+fn the_file_name_is_the_id() {
+    let report = validate_lesson("lessons/other.toml", GOOD);
+    assert!(has(&report.problems.iter().map(ToString::to_string).collect::<Vec<_>>(), "must be named `tiny.toml`"));
+}
+
+#[test]
+fn a_goal_that_already_passes_is_rejected() {
+    let text = with("equals = \"alice\"", "equals = \"bob\"");
+    let p = problems(&text);
+    let line = line_of(&text, "kind = \"reach-state\"");
+    assert!(
+        p.contains(&format!(
+            "lessons/tiny.toml:{line}: task 1 (variant 0): the goal already passes on the start state"
+        )),
+        "{p:?}"
+    );
+    assert!(
+        has(&p, "task 1 (variant 0): the solution does not pass: 1-0 is with alice, it should be with bob."),
+        "{p:?}"
+    );
+}
+
+#[test]
+fn a_must_not_pass_sequence_that_passes_is_rejected() {
+    let text = with("alice 90000 0-0\"]]", "alice 1000 0-0\"]]");
+    let p = problems(&text);
+    let line = line_of(&text, "must_not_pass");
+    assert!(
+        p.contains(&format!(
+            "lessons/tiny.toml:{line}: task 1 (variant 0): this must_not_pass sequence passes the goal"
+        )),
+        "{p:?}"
+    );
+}
+
+#[test]
+fn a_solution_that_fails_or_errs_is_rejected() {
+    let p = problems(&with("workers alice 30000 0-0\"]\n", "workers alice 90000 0-0\"]\n"));
+    assert!(has(&p, "the solution does not pass: 1-0 is with bob, it should be with alice."), "{p:?}");
+    let p = problems(&with("solution = [\"alice> XAUTOCLAIM jobs", "solution = [\"alice> XAUTOCLAIM nokey"));
+    assert!(has(&p, "solution `XAUTOCLAIM nokey workers alice 30000 0-0` replied (error) NOGROUP"), "{p:?}");
+    let p = problems(&with(
+        "solution = [\"alice> XAUTOCLAIM jobs workers alice 30000 0-0\"]",
+        "solution = [\"alice> XCLAIM jobs workers alice 30000 1-0\"]",
+    ));
+    assert!(has(&p, "the solution uses a disabled command"), "{p:?}");
+}
+
+#[test]
+fn a_variant_that_a_remembered_answer_passes_is_rejected() {
+    let p = problems(&with("values = { jobs = \"tasks\" }", "values = { bob = \"bert\" }"));
+    assert!(has(&p, "task 1 (variant 1): the solution as written also passes this variant"), "{p:?}");
+}
+
+#[test]
+fn choices_need_a_right_option_and_reasons() {
+    let p = problems(&with("{ text = \"No\", correct = true,", "{ text = \"No\","));
+    assert!(has(&p, "task 3: no option is marked `correct = true`"), "{p:?}");
+    let p = problems(&with("why = \"Nothing moves without a claim.\"", "why = \" \""));
+    assert!(has(&p, "task 3: every option needs a `why`"), "{p:?}");
+    // A predict option marked right must be what the engine prints.
+    let text = with(
+        "explain = \"Two entries.\"",
+        "explain = \"Two entries.\"\noptions = [{ text = \"(integer) 3\", correct = true, why = \"a\" }, { text = \"(integer) 2\", why = \"b\" }]",
+    );
+    let p = problems(&text);
+    assert!(has(&p, "task 2 (variant 0): the right option differs from the reply"), "{p:?}");
+    assert!(has(&p, "task 2 (variant 0): an option marked wrong is the real reply"), "{p:?}");
+}
+
+#[test]
+fn text_is_markdown_without_raw_html_naming_real_commands() {
+    let p = problems(&with("prompt = \"Move bob's entry to alice.\"", "prompt = \"Move <b>bob's</b> entry.\""));
+    assert!(has(&p, "raw HTML is not allowed in lesson text: `<b>`"), "{p:?}");
+    let p = problems(&with("hints = [\"Use XAUTOCLAIM.\"]", "hints = [\"Use XAUTOCLAM.\"]"));
+    assert!(
+        p.contains(&format!(
+            "lessons/tiny.toml:{}: `XAUTOCLAM` is not a command",
+            line_of(GOOD, "kind = \"reach-state\"")
+        )),
+        "{p:?}"
+    );
+    let p = problems(&with("`XPENDING jobs workers` shows it", "`XINFO GROUP jobs` shows it"));
+    assert!(has(&p, "`XINFO GROUP` is not a subcommand"), "{p:?}");
+    assert_eq!(raw_html("a `<b>` b\n```\n<i>\n```\n x < y"), None);
+    assert_eq!(raw_html("see <https://redis.io>").as_deref(), Some("<https://redis.io>"));
+    let named = mentioned_commands("Run `XACK jobs g 1-0`, then XPENDING; `COUNT 2` is an option and XX too short.");
+    assert_eq!(named, [("XACK".to_owned(), None), ("XPENDING".to_owned(), None), ("COUNT".to_owned(), None)]);
+}
+
+#[test]
+fn lessons_needing_missing_features_are_skipped_with_a_reason() {
+    let text = with("minutes = 3", "minutes = 3\nneeds = [\"XTELEPORT\", \"XREADGROUP WARP\"]")
+        .replace("hints = [\"Use XAUTOCLAIM.\"]", "hints = [\"Or XTELEPORT it.\"]");
+    let report = validate_lesson("lessons/tiny.toml", &text);
+    assert!(report.passed(), "{:?}", report.problems);
+    assert_eq!(
+        report.skipped.as_deref(),
+        Some("needs XTELEPORT, XREADGROUP WARP (redis-8.2 profile), which this engine does not have yet; its commands were not run")
+    );
+    assert!(report.trace.is_empty());
+    // A need the engine already meets is a mistake.
+    let p = problems(&with("minutes = 3", "minutes = 3\nneeds = [\"XACK\"]"));
+    assert!(has(&p, "`xack` is a command this engine has; it is not a need"), "{p:?}");
+}
+
+#[test]
+fn the_index_and_the_lessons_agree() {
+    let lesson =
+        validate_lesson("lessons/tiny.toml", &with("minutes = 3", "minutes = 3\nprerequisites = [\"basics\"]"))
+            .lesson
+            .unwrap();
+    let index =
+        parse_index("lessons/index.toml", "[[section]]\ntitle = \"A\"\nlessons = [\"tiny\", \"basics\", \"ghost\"]\n")
+            .unwrap();
+    let p: Vec<String> =
+        validate_index("lessons/index.toml", &index, &[&lesson]).iter().map(ToString::to_string).collect();
+    assert!(p.contains(&"lessons/index.toml: lesson `basics` is listed but has no file".to_owned()), "{p:?}");
+    assert!(p.contains(&"lessons/index.toml: lesson `ghost` is listed but has no file".to_owned()), "{p:?}");
+    assert!(
+        p.contains(&"lessons/tiny.toml: prerequisite `basics` comes after this lesson in the index".to_owned()),
+        "{p:?}"
+    );
+    let e = parse_index("lessons/index.toml", "[[section]]\ntitle = \"A\"\nlesson = []\n").unwrap_err();
+    assert_eq!(e.to_string(), "lessons/index.toml:3:1: unknown field `lesson`, expected `title` or `lessons`");
+}
