@@ -7,7 +7,8 @@ use streamlab_cli::transcript::{diff, run_script};
 const USAGE: &str = "usage:
   streamlab [repl]                     interactive console (like redis-cli)
   streamlab run FILE                   run a command file, print the transcript
-  streamlab replay [--bless] FILE...   check transcripts; --bless rewrites them";
+  streamlab replay [--bless] FILE...   check transcripts; --bless rewrites them
+  streamlab server [options]           serve over RESP like redis-server (see --help)";
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -30,6 +31,7 @@ fn main() -> ExitCode {
             }
         },
         Some("replay") => replay(&args[1..]),
+        Some("server") => streamlab_server::main_with_args(&args[1..]),
         Some("-h" | "--help" | "help") => {
             println!("{USAGE}");
             ExitCode::SUCCESS
