@@ -3,9 +3,12 @@
 //! Threads: one acceptor per listener, a reader and a writer per connection, and (on the
 //! system clock) one timer that serves blocked reads whose time ran out. Readers parse every
 //! complete request in their buffer and run the batch under the session lock; every reply
-//! is encoded and handed to its connection's writer through a channel while the lock is
-//! still held, so each socket receives its replies in the order the session produced them,
-//! whichever thread produced them.
+//! is encoded and appended to its connection's output buffer while the lock is still held,
+//! so each socket receives its replies in the order the session produced them, whichever
+//! thread produced them. A reader writes its own replies itself once it has let go of the
+//! session (no thread hop on the request/reply path); the writer thread sends what other
+//! connections produce (served blocked reads, Pub/Sub messages) while the reader waits for
+//! input. Whoever writes holds the buffer's `flushing` flag, so bytes never interleave.
 
 use std::collections::BTreeMap;
 use std::io::{self, Read, Write};
@@ -16,7 +19,6 @@ use std::os::unix::net::{UnixListener, UnixStream};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::mpsc::{channel, Receiver, Sender};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
@@ -73,6 +75,15 @@ impl Sock {
     }
 }
 
+impl Sock {
+    fn write_all_shared(&self, buf: &[u8]) -> io::Result<()> {
+        match self {
+            Sock::Tcp(s) => (&*s).write_all(buf),
+            Sock::Unix(s) => (&*s).write_all(buf),
+        }
+    }
+}
+
 impl Read for Sock {
     fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
         match self {
@@ -82,24 +93,112 @@ impl Read for Sock {
     }
 }
 
-impl Write for Sock {
-    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
-        match self {
-            Sock::Tcp(s) => s.write(buf),
-            Sock::Unix(s) => s.write(buf),
+/// A connection's outgoing bytes, appended under the session lock in session order.
+struct Output {
+    state: Mutex<OutState>,
+    /// Wakes the writer thread.
+    wake: Condvar,
+    sock: Sock,
+}
+
+#[derive(Default)]
+struct OutState {
+    buf: Vec<u8>,
+    /// Somebody is writing: only they touch the socket until it is clear again.
+    flushing: bool,
+    /// Close the connection once `buf` is written.
+    close: bool,
+    /// The socket failed or was closed: drop everything.
+    dead: bool,
+    /// The connection is gone from the session: the writer thread ends.
+    detached: bool,
+}
+
+impl Output {
+    fn new(sock: Sock) -> Output {
+        Output { state: Mutex::new(OutState::default()), wake: Condvar::new(), sock }
+    }
+
+    fn lock(&self) -> MutexGuard<'_, OutState> {
+        self.state.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Appends bytes; `notify` wakes the writer thread (for bytes nobody else will flush).
+    fn push(&self, bytes: &[u8], notify: bool) {
+        let mut state = self.lock();
+        if state.dead || state.close || bytes.is_empty() {
+            return;
+        }
+        state.buf.extend_from_slice(bytes);
+        if notify && !state.flushing {
+            self.wake.notify_one();
         }
     }
 
-    fn flush(&mut self) -> io::Result<()> {
-        Ok(())
+    /// Asks for the connection to be closed after what is queued.
+    fn close(&self, notify: bool) {
+        let mut state = self.lock();
+        state.close = true;
+        if notify && !state.flushing {
+            self.wake.notify_one();
+        }
     }
-}
 
-/// What a writer thread is asked to do.
-enum Out {
-    Data(Vec<u8>),
-    /// Write what came before, then close the connection.
-    Close,
+    /// Ends the writer thread (the connection left the session).
+    fn detach(&self) {
+        self.lock().detached = true;
+        self.wake.notify_one();
+    }
+
+    /// Shuts the socket down from outside (server shutdown).
+    fn kill(&self) {
+        let mut state = self.lock();
+        state.dead = true;
+        state.detached = true;
+        state.buf = Vec::new();
+        self.sock.shutdown();
+        self.wake.notify_one();
+    }
+
+    /// Writes everything queued, unless somebody else is already writing (they will write it).
+    fn flush(&self) {
+        let mut state = self.lock();
+        if state.flushing {
+            return;
+        }
+        state.flushing = true;
+        loop {
+            if state.dead {
+                state.buf = Vec::new();
+                break;
+            }
+            if state.buf.is_empty() {
+                if state.close {
+                    state.dead = true;
+                    self.sock.shutdown();
+                }
+                break;
+            }
+            let data = std::mem::take(&mut state.buf);
+            drop(state);
+            let written = self.sock.write_all_shared(&data);
+            state = self.lock();
+            if written.is_err() {
+                // The client is gone: make its reader notice.
+                state.dead = true;
+                self.sock.shutdown();
+            } else if state.buf.is_empty() && data.capacity() <= 64 * 1024 {
+                // Keep the allocation for the next reply.
+                state.buf = data;
+                state.buf.clear();
+            }
+        }
+        state.flushing = false;
+        if state.detached {
+            // The writer thread may be waiting for this flush to end.
+            self.wake.notify_one();
+        }
+    }
 }
 
 /// What a connection asked for while blocked and gets once its wait ends.
@@ -112,9 +211,7 @@ enum Closing {
 
 /// The server's side of a connection: its writer and what CLIENT LIST shows about it.
 struct Client {
-    tx: Sender<Out>,
-    /// A handle for shutting the socket down from outside (server shutdown).
-    sock: Sock,
+    out: Arc<Output>,
     addr: String,
     laddr: String,
     fd: i32,
@@ -352,7 +449,7 @@ impl Server {
         {
             let mut core = self.shared.lock();
             for client in core.clients.values() {
-                client.sock.shutdown();
+                client.out.kill();
             }
             core.clients.clear();
         }
@@ -408,30 +505,37 @@ fn spawn_client(
     unix: bool,
     local: bool,
 ) -> io::Result<()> {
-    let writer_sock = sock.try_clone()?;
-    let handle = sock.try_clone()?;
-    let (tx, rx) = channel();
+    let out = Arc::new(Output::new(sock.try_clone()?));
     let now = Instant::now();
+    let fd = sock.fd();
     let id = {
         let mut core = shared.lock();
         let id = core.session.connect();
-        let fd = sock.fd();
-        core.clients.insert(
-            id,
-            Client { tx, sock: handle, addr, laddr, fd, unix, local, created: now, last_command: now, closing: None },
-        );
+        let client = Client {
+            out: Arc::clone(&out),
+            addr,
+            laddr,
+            fd,
+            unix,
+            local,
+            created: now,
+            last_command: now,
+            closing: None,
+        };
+        core.clients.insert(id, client);
         id
     };
+    let writer_out = Arc::clone(&out);
     let spawned = std::thread::Builder::new()
         .name(format!("streamlab-w{id}"))
         .stack_size(128 * 1024)
-        .spawn(move || writer(rx, writer_sock))
+        .spawn(move || writer(&writer_out))
         .and_then(|_| {
             let shared = Arc::clone(shared);
             std::thread::Builder::new()
                 .name(format!("streamlab-r{id}"))
                 .stack_size(1024 * 1024)
-                .spawn(move || reader(&shared, id, sock))
+                .spawn(move || reader(&shared, id, sock, &out))
         });
     if let Err(e) = spawned {
         shared.disconnect(id);
@@ -440,36 +544,23 @@ fn spawn_client(
     Ok(())
 }
 
-fn writer(rx: Receiver<Out>, mut sock: Sock) {
-    let mut buf = Vec::new();
-    while let Ok(first) = rx.recv() {
-        let mut close = false;
-        match first {
-            Out::Data(data) => buf = data,
-            Out::Close => close = true,
-        }
-        // Coalesce whatever else is already queued into one write.
-        while !close && buf.len() < 1024 * 1024 {
-            match rx.try_recv() {
-                Ok(Out::Data(data)) => buf.extend_from_slice(&data),
-                Ok(Out::Close) => close = true,
-                Err(_) => break,
+/// Sends what other connections produce for this one while its reader waits for input.
+fn writer(out: &Output) {
+    loop {
+        {
+            let mut state = out.lock();
+            while !state.dead && (state.flushing || (state.buf.is_empty() && !state.close && !state.detached)) {
+                state = out.wake.wait(state).unwrap_or_else(|e| e.into_inner());
+            }
+            if state.dead || (state.detached && state.buf.is_empty()) {
+                return;
             }
         }
-        if !buf.is_empty() && sock.write_all(&buf).is_err() {
-            // The client is gone: make its reader notice.
-            sock.shutdown();
-            return;
-        }
-        buf.clear();
-        if close {
-            sock.shutdown();
-            return;
-        }
+        out.flush();
     }
 }
 
-fn reader(shared: &Arc<Shared>, id: ConnId, mut sock: Sock) {
+fn reader(shared: &Arc<Shared>, id: ConnId, mut sock: Sock, out: &Output) {
     let mut buf: Vec<u8> = Vec::new();
     let mut chunk = vec![0u8; 64 * 1024];
     let mut discarding = false;
@@ -513,7 +604,10 @@ fn reader(shared: &Arc<Shared>, id: ConnId, mut sock: Sock) {
         if requests.is_empty() && error.is_none() {
             continue;
         }
-        match shared.run(id, requests, error) {
+        let flow = shared.run(id, out, requests, error);
+        // Our own replies go out from this thread, outside the session lock.
+        out.flush();
+        match flow {
             Flow::Continue => {}
             Flow::Discard => {
                 discarding = true;
@@ -560,7 +654,7 @@ fn route(core: &mut Core, own: Option<ConnId>, deliveries: Vec<Delivery>, own_bu
         if Some(delivery.conn) == own {
             encode_into(&delivery.reply, resp3, own_buf);
         } else if let Some(client) = core.clients.get(&delivery.conn) {
-            let _ = client.tx.send(Out::Data(encode(&delivery.reply, resp3)));
+            client.out.push(&encode(&delivery.reply, resp3), true);
             if !touched.contains(&delivery.conn) {
                 touched.push(delivery.conn);
             }
@@ -571,8 +665,8 @@ fn route(core: &mut Core, own: Option<ConnId>, deliveries: Vec<Delivery>, own_bu
         if let Some(client) = core.clients.get_mut(&conn) {
             if !blocked && matches!(client.closing, Some(Closing::Pending(_))) {
                 if let Some(Closing::Pending(bytes)) = client.closing.replace(Closing::Sent) {
-                    let _ = client.tx.send(Out::Data(bytes));
-                    let _ = client.tx.send(Out::Close);
+                    client.out.push(&bytes, true);
+                    client.out.close(true);
                 }
             }
         }
@@ -600,19 +694,23 @@ impl Shared {
     fn disconnect(&self, id: ConnId) {
         let mut core = self.lock();
         core.session.disconnect(id);
-        // Dropping the sender ends the writer once it has written what is queued.
-        core.clients.remove(&id);
+        if let Some(client) = core.clients.remove(&id) {
+            // The writer ends once it has written what is queued.
+            client.out.detach();
+        }
     }
 
     /// Runs a batch of requests from one connection, then reports a protocol error that
     /// followed them, if any.
-    fn run(&self, id: ConnId, requests: Vec<Vec<Vec<u8>>>, error: Option<ProtocolError>) -> Flow {
+    /// Replies are left in `out` for the caller to flush once the lock is released.
+    fn run(&self, id: ConnId, out: &Output, requests: Vec<Vec<Vec<u8>>>, error: Option<ProtocolError>) -> Flow {
         let mut core = self.lock();
         let mut own = Vec::new();
         for (i, args) in requests.into_iter().enumerate() {
             if i > 0 && i % BATCH == 0 {
-                send(&core, id, &mut own);
+                out.push(&std::mem::take(&mut own), false);
                 drop(core);
+                out.flush();
                 core = self.lock();
             }
             let Some(client) = core.clients.get(&id) else { return Flow::Stop };
@@ -622,12 +720,12 @@ impl Shared {
             match self.run_one(&mut core, id, args, &mut own) {
                 Step::Go => {}
                 Step::Close => {
-                    send(&core, id, &mut own);
-                    close(&core, id);
+                    out.push(&own, false);
+                    out.close(false);
                     return Flow::Stop;
                 }
                 Step::Abort => {
-                    close(&core, id);
+                    out.close(false);
                     return Flow::Stop;
                 }
             }
@@ -644,12 +742,12 @@ impl Shared {
                 }
             } else {
                 own.extend_from_slice(&bytes);
-                send(&core, id, &mut own);
-                close(&core, id);
+                out.push(&own, false);
+                out.close(false);
                 return Flow::Stop;
             }
         }
-        send(&core, id, &mut own);
+        out.push(&own, false);
         if blocked {
             self.wake.notify_all();
         }
@@ -834,23 +932,6 @@ impl Shared {
             out.extend_from_slice(end.as_bytes());
         }
         out
-    }
-}
-
-/// Hands the pending reply bytes of a connection to its writer.
-fn send(core: &Core, id: ConnId, own: &mut Vec<u8>) {
-    if own.is_empty() {
-        return;
-    }
-    if let Some(client) = core.clients.get(&id) {
-        let _ = client.tx.send(Out::Data(std::mem::take(own)));
-    }
-    own.clear();
-}
-
-fn close(core: &Core, id: ConnId) {
-    if let Some(client) = core.clients.get(&id) {
-        let _ = client.tx.send(Out::Close);
     }
 }
 
