@@ -35,6 +35,10 @@ use crate::log::{self, Level};
 /// `client-query-buffer-limit` (1 GB).
 const MAX_QUERY_BUFFER: usize = 1024 * 1024 * 1024;
 
+/// A subscriber whose unsent output grows past this is disconnected (Redis's default hard
+/// `client-output-buffer-limit` for Pub/Sub clients).
+const PUBSUB_OUTPUT_LIMIT: usize = 32 * 1024 * 1024;
+
 /// Requests run under one lock acquisition before the reader lets other connections in.
 const BATCH: usize = 256;
 
@@ -65,6 +69,13 @@ impl Sock {
             Sock::Tcp(s) => s.shutdown(Shutdown::Both),
             Sock::Unix(s) => s.shutdown(Shutdown::Both),
         };
+    }
+
+    fn set_read_timeout(&self, timeout: Option<Duration>) -> io::Result<()> {
+        match self {
+            Sock::Tcp(s) => s.set_read_timeout(timeout),
+            Sock::Unix(s) => s.set_read_timeout(timeout),
+        }
     }
 
     fn fd(&self) -> i32 {
@@ -142,6 +153,11 @@ impl Output {
         if notify && !state.flushing {
             self.wake.notify_one();
         }
+    }
+
+    /// Bytes waiting to be written.
+    fn pending(&self) -> usize {
+        self.lock().buf.len()
     }
 
     /// Ends the writer thread (the connection left the session).
@@ -560,14 +576,30 @@ fn writer(out: &Output) {
     }
 }
 
+/// An incomplete request larger than this is parsed again only when the buffer has doubled
+/// or the client paused: the parser starts from the request's first byte each time, so
+/// retrying after every read would cost quadratic time on a request of many arguments.
+const DEFER_PARSE_OVER: usize = 256 * 1024;
+
+/// How long a pause in a large request's bytes is before the buffer is parsed anyway.
+const PAUSE: Duration = Duration::from_millis(5);
+
 fn reader(shared: &Arc<Shared>, id: ConnId, mut sock: Sock, out: &Output) {
     let mut buf: Vec<u8> = Vec::new();
     let mut chunk = vec![0u8; 64 * 1024];
     let mut discarding = false;
+    // Parse again once the buffer reaches this size (0: after every read) ...
+    let mut parse_at = 0;
+    // ... or when a read times out: a read timeout is set while bytes are held back.
+    let mut waiting = false;
     loop {
         let n = match sock.read(&mut chunk) {
             Ok(0) => break,
             Ok(n) => n,
+            Err(e) if waiting && matches!(e.kind(), io::ErrorKind::WouldBlock | io::ErrorKind::TimedOut) => {
+                parse_at = 0;
+                0
+            }
             Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
             Err(_) => break,
         };
@@ -578,6 +610,18 @@ fn reader(shared: &Arc<Shared>, id: ConnId, mut sock: Sock, out: &Output) {
         if buf.len() > MAX_QUERY_BUFFER {
             log::line(shared.log, Level::Warning, "Closing client that reached max query buffer length");
             break;
+        }
+        if buf.len() < parse_at {
+            // Parse when the buffer has doubled, or as soon as the client pauses.
+            if !waiting {
+                waiting = true;
+                let _ = sock.set_read_timeout(Some(PAUSE));
+            }
+            continue;
+        }
+        if waiting {
+            waiting = false;
+            let _ = sock.set_read_timeout(None);
         }
         let mut requests = Vec::new();
         let mut used = 0;
@@ -601,6 +645,8 @@ fn reader(shared: &Arc<Shared>, id: ConnId, mut sock: Sock, out: &Output) {
         if buf.capacity() > 1024 * 1024 && buf.len() < 64 * 1024 {
             buf.shrink_to(64 * 1024);
         }
+        let defer = error.is_none() && buf.len() > DEFER_PARSE_OVER;
+        parse_at = if defer { buf.len() * 2 } else { 0 };
         if requests.is_empty() && error.is_none() {
             continue;
         }
@@ -655,6 +701,12 @@ fn route(core: &mut Core, own: Option<ConnId>, deliveries: Vec<Delivery>, own_bu
             encode_into(&delivery.reply, resp3, own_buf);
         } else if let Some(client) = core.clients.get(&delivery.conn) {
             client.out.push(&encode(&delivery.reply, resp3), true);
+            let subscriber =
+                core.session.conn(delivery.conn).is_some_and(|c| !c.channels().is_empty() || !c.patterns().is_empty());
+            if subscriber && client.out.pending() > PUBSUB_OUTPUT_LIMIT {
+                // Redis's hard limit for Pub/Sub clients that do not read their messages.
+                client.out.kill();
+            }
             if !touched.contains(&delivery.conn) {
                 touched.push(delivery.conn);
             }

@@ -436,3 +436,41 @@ fn shutdown_closes_the_port_and_the_clients() {
     assert_eq!(c.read_to_close(), b"");
     assert!(std::net::TcpStream::connect(("127.0.0.1", port)).is_err());
 }
+
+#[test]
+fn a_request_of_many_arguments_is_parsed_in_linear_time() {
+    let server = server();
+    let mut c = Client::connect(&server);
+    let mut args = vec!["XADD".to_owned(), "wide".to_owned(), "1-0".to_owned()];
+    args.extend((0..400_000).map(|i| format!("f{i}")));
+    let request = streamlab_protocol::encode_request(&args);
+    let start = Instant::now();
+    c.send_raw(&request);
+    assert_eq!(c.read(), bulk("1-0"));
+    // Re-parsing the whole request after every read took minutes here.
+    assert!(start.elapsed() < Duration::from_secs(30), "{:?}", start.elapsed());
+    // The last bytes of a large request after a pause are not left waiting.
+    let request = streamlab_protocol::encode_request(&["ECHO", &"y".repeat(1_000_000)]);
+    c.send_raw(&request[..request.len() - 1]);
+    thread::sleep(Duration::from_millis(100));
+    c.send_raw(&request[request.len() - 1..]);
+    assert_eq!(c.read(), bulk(&"y".repeat(1_000_000)));
+}
+
+#[test]
+fn a_subscriber_that_never_reads_is_disconnected_past_the_output_limit() {
+    let server = server();
+    let mut idle = Client::connect(&server);
+    assert_eq!(idle.cmd(&["SUBSCRIBE", "firehose"]), array(vec![bulk("subscribe"), bulk("firehose"), int(1)]));
+    let mut publisher = Client::connect(&server);
+    let payload = "z".repeat(1024 * 1024);
+    let mut receivers = Vec::new();
+    for _ in 0..100 {
+        let Reply::Integer(n) = publisher.cmd(&["PUBLISH", "firehose", &payload]) else { panic!() };
+        receivers.push(n);
+    }
+    // Once the unread output passed 32 MB the subscriber was dropped.
+    assert_eq!(receivers.first(), Some(&1));
+    assert_eq!(receivers.last(), Some(&0));
+    assert_eq!(publisher.cmd(&["PUBSUB", "NUMSUB", "firehose"]), array(vec![bulk("firehose"), int(0)]));
+}
