@@ -676,7 +676,11 @@ fn timer(shared: &Arc<Shared>) {
         let now = system_ms();
         core = match next {
             Some(deadline) if deadline <= now => {
-                let deliveries = core.session.advance(0);
+                let session = &mut core.session;
+                let Ok(deliveries) = catch_unwind(AssertUnwindSafe(|| session.advance(0))) else {
+                    log::line(shared.log, Level::Warning, "Internal error while serving blocked reads");
+                    return;
+                };
                 route(&mut core, None, deliveries, &mut Vec::new());
                 core
             }
@@ -830,7 +834,13 @@ impl Shared {
         }
         if is(name, "debug") && !blocked {
             let local = client.local;
-            let (reply, deliveries) = self.debug(&mut core.session, id, &args, local);
+            let session = &mut core.session;
+            let Ok((reply, deliveries)) = catch_unwind(AssertUnwindSafe(|| self.debug(session, id, &args, local)))
+            else {
+                log::line(self.log, Level::Warning, &format!("Internal error while running DEBUG for client id={id}"));
+                encode_into(&Reply::Error("ERR internal error".into()), false, own);
+                return Step::Close;
+            };
             let resp3 = core.session.conn(id).is_some_and(|c| c.resp == 3);
             encode_into(&reply, resp3, own);
             route(core, Some(id), deliveries, own);

@@ -474,3 +474,31 @@ fn a_subscriber_that_never_reads_is_disconnected_past_the_output_limit() {
     assert_eq!(receivers.last(), Some(&0));
     assert_eq!(publisher.cmd(&["PUBSUB", "NUMSUB", "firehose"]), array(vec![bulk("firehose"), int(0)]));
 }
+
+#[test]
+fn connection_commands_over_the_wire() {
+    let server = server();
+    let mut c = Client::connect(&server);
+    let Reply::Integer(id) = c.cmd(&["CLIENT", "ID"]) else { panic!() };
+    assert!(id > 0);
+    assert_eq!(c.cmd(&["CLIENT", "GETNAME"]), Reply::NullBulk);
+    assert_eq!(c.cmd(&["CLIENT", "SETNAME", "worker-1"]), status("OK"));
+    assert_eq!(c.cmd(&["CLIENT", "GETNAME"]), bulk("worker-1"));
+    assert!(text(&c.cmd(&["CLIENT", "LIST"])).contains(&format!("id={id} ")));
+    assert_eq!(c.cmd(&["SELECT", "0"]), status("OK"));
+    assert_eq!(c.cmd(&["SELECT", "1"]), Reply::Error("ERR DB index is out of range".into()));
+    assert!(matches!(c.cmd(&["COMMAND", "COUNT"]), Reply::Integer(n) if n > 20));
+    assert!(matches!(c.cmd(&["COMMAND", "DOCS", "XADD"]), Reply::Array(docs) if docs.len() == 2));
+    assert_eq!(c.cmd(&["CONFIG", "SET", "stream-node-max-entries", "7"]), status("OK"));
+    assert_eq!(
+        c.cmd(&["CONFIG", "GET", "stream-node-max-entries"]),
+        array(vec![bulk("stream-node-max-entries"), bulk("7")])
+    );
+    c.cmd(&["HELLO", "3"]);
+    c.cmd(&["SUBSCRIBE", "x"]);
+    assert_eq!(c.cmd(&["RESET"]), status("RESET"));
+    // RESET returns to RESP2, no name, no subscriptions.
+    assert_eq!(c.cmd(&["CLIENT", "GETNAME"]), Reply::NullBulk);
+    assert_eq!(c.cmd(&["XREAD", "STREAMS", "nosuch", "0"]), Reply::NullArray);
+    assert_eq!(c.cmd(&["PUBSUB", "NUMSUB", "x"]), array(vec![bulk("x"), int(0)]));
+}
