@@ -2,19 +2,20 @@
 //!
 //! `cargo xtask test` is the one command that runs every test (README and CI call it):
 //! formatting, lints, the Rust test suites, the transcripts through the `streamlab` binary,
-//! the lessons through `streamlab check lessons/`, and the differential check of the
-//! transcripts against real servers (the oracles: Redis 8.2.3, and Redis 7.4 / Valkey 9 when
-//! installed).
+//! the lessons through `streamlab check lessons/`, the real-client suites against
+//! `streamlab-server` (redis-cli, redis-py, the seed articles' own scripts, ioredis), and the
+//! differential check of the transcripts against real servers (the oracles: Redis 8.2.3, and
+//! Redis 7.4 / Valkey 9 when installed).
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode};
 
-const USAGE: &str = "usage: cargo xtask test [--no-oracle]   run every check (see README)";
+const USAGE: &str = "usage: cargo xtask test [--no-oracle] [--no-clients]   run every check (see README)";
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let result = match args.first().map(String::as_str) {
-        Some("test") => test(args.iter().any(|a| a == "--no-oracle")),
+        Some("test") => test(args.iter().any(|a| a == "--no-oracle"), args.iter().any(|a| a == "--no-clients")),
         _ => {
             eprintln!("{USAGE}");
             return ExitCode::from(2);
@@ -35,11 +36,22 @@ fn root() -> PathBuf {
 
 fn run(step: &str, command: &mut Command) -> Result<(), String> {
     eprintln!("==> {step}");
-    let status = command.current_dir(root()).status().map_err(|e| format!("{step}: cannot start: {e}"))?;
+    if command.get_current_dir().is_none() {
+        command.current_dir(root());
+    }
+    let status = command.status().map_err(|e| format!("{step}: cannot start: {e}"))?;
     if status.success() {
         Ok(())
     } else {
         Err(format!("{step} failed ({status})"))
+    }
+}
+
+/// Where cargo puts its builds (`CARGO_TARGET_DIR` if set).
+fn target_dir() -> PathBuf {
+    match std::env::var_os("CARGO_TARGET_DIR") {
+        Some(dir) => root().join(dir),
+        None => root().join("target"),
     }
 }
 
@@ -59,22 +71,51 @@ fn transcripts() -> Result<Vec<String>, String> {
     Ok(files)
 }
 
-fn test(no_oracle: bool) -> Result<(), String> {
+fn test(no_oracle: bool, no_clients: bool) -> Result<(), String> {
     run("cargo fmt --check", cargo().args(["fmt", "--all", "--", "--check"]))?;
     run("cargo clippy", cargo().args(["clippy", "--workspace", "--all-targets", "--", "-D", "warnings"]))?;
     run("cargo test", cargo().args(["test", "--workspace"]))?;
-    run("cargo build --release (streamlab)", cargo().args(["build", "--release", "-p", "streamlab"]))?;
+    run(
+        "cargo build --release (streamlab, streamlab-server)",
+        cargo().args(["build", "--release", "-p", "streamlab", "-p", "streamlab-server"]),
+    )?;
     let files = transcripts()?;
-    // Cargo puts the binary under CARGO_TARGET_DIR when that is set.
-    let target = std::env::var_os("CARGO_TARGET_DIR").map_or_else(|| root().join("target"), PathBuf::from);
-    let streamlab = target.join("release/streamlab");
+    let streamlab = target_dir().join("release/streamlab");
     run("streamlab replay tests/transcripts/*", Command::new(&streamlab).arg("replay").args(&files))?;
     run("streamlab check lessons/", Command::new(&streamlab).args(["check", "lessons/"]))?;
+    if no_clients {
+        eprintln!("==> real-client suites skipped (--no-clients)");
+    } else {
+        clients(&target_dir().join("release/streamlab-server"))?;
+    }
     if no_oracle {
         eprintln!("==> oracle comparison skipped (--no-oracle)");
         return Ok(());
     }
     oracle(&files)
+}
+
+/// The real-client suites against the release `streamlab-server` (tests/clients/README.md):
+/// redis-cli and redis-py (pytest), the seed articles' own scripts, ioredis (node --test).
+fn clients(server: &Path) -> Result<(), String> {
+    run(
+        "redis-cli and redis-py suites (pytest tests/clients/python)",
+        Command::new("python3")
+            .args(["-m", "pytest", "-q", "-p", "no:cacheprovider", "tests/clients/python"])
+            .env("STREAMLAB_SERVER", server),
+    )?;
+    run(
+        "seed articles 000 and 002, their scripts unmodified",
+        Command::new("python3").arg("tests/clients/seeds/run_seeds.py").arg("--server").arg(server),
+    )?;
+    let node = root().join("tests/clients/node");
+    if !node.join("node_modules/ioredis").exists() {
+        run("npm ci (ioredis)", Command::new("npm").args(["ci", "--no-audit", "--no-fund"]).current_dir(&node))?;
+    }
+    run(
+        "ioredis suite (node --test tests/clients/node)",
+        Command::new("node").args(["--test", "test/"]).current_dir(&node).env("STREAMLAB_SERVER", server),
+    )
 }
 
 /// Starts the reference servers (Redis 8.2.3 always; Redis 7.4 and Valkey 9 when their wheels

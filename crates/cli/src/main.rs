@@ -10,6 +10,7 @@ const USAGE: &str = "usage:
   streamlab [--profile NAME] run FILE                   run a command file, print the transcript
   streamlab [--profile NAME] replay [--bless] FILE...   check transcripts; --bless rewrites them
   streamlab check [--bless] DIR                         validate the lessons in DIR; --bless rewrites golden traces
+  streamlab server [options]                            serve over RESP like redis-server (see --help)
 profiles: redis-7.4, redis-8.2, redis-8.4, redis-8.6, redis-8.8, redis-8.10 (default), valkey-9";
 
 fn main() -> ExitCode {
@@ -54,6 +55,7 @@ fn main() -> ExitCode {
         },
         Some("replay") => replay(&args[1..], profile),
         Some("check") => check(&args[1..]),
+        Some("server") => streamlab_server::main_with_args(&args[1..]),
         Some("-h" | "--help" | "help") => {
             println!("{USAGE}");
             ExitCode::SUCCESS

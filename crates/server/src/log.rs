@@ -1,0 +1,65 @@
+//! Log lines in redis-server's format (`pid:M 29 Nov 2026 23:27:41.869 * message`), on
+//! standard output, so scripts that wait for "Ready to accept connections" work unchanged.
+//! Times are UTC.
+
+use std::io::Write;
+use std::time::{SystemTime, UNIX_EPOCH};
+
+/// How a line is marked: `*` notice, `#` warning (Redis's markers).
+#[derive(Debug, Clone, Copy)]
+pub enum Level {
+    /// `*`
+    Notice,
+    /// `#`
+    Warning,
+}
+
+/// Prints one log line. Quiet when the server runs as a library (tests), loud in the binary.
+pub fn line(enabled: bool, level: Level, message: &str) {
+    if !enabled {
+        return;
+    }
+    let marker = match level {
+        Level::Notice => '*',
+        Level::Warning => '#',
+    };
+    let now = SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, |d| d.as_millis() as i64);
+    let mut out = std::io::stdout().lock();
+    let _ = writeln!(out, "{}:M {} {marker} {message}", std::process::id(), timestamp(now));
+    let _ = out.flush();
+}
+
+/// `29 Nov 2026 23:27:41.869` for a Unix time in milliseconds.
+pub fn timestamp(ms: i64) -> String {
+    const MONTHS: [&str; 12] = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"];
+    let days = ms.div_euclid(86_400_000);
+    let in_day = ms.rem_euclid(86_400_000);
+    // Howard Hinnant's days-to-civil algorithm.
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z.rem_euclid(146_097);
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let day = doy - (153 * mp + 2) / 5 + 1;
+    let month = if mp < 10 { mp + 3 } else { mp - 9 };
+    let year = yoe + era * 400 + i64::from(month <= 2);
+    format!(
+        "{day:02} {} {year} {:02}:{:02}:{:02}.{:03}",
+        MONTHS[(month - 1) as usize],
+        in_day / 3_600_000,
+        in_day / 60_000 % 60,
+        in_day / 1000 % 60,
+        in_day % 1000
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn timestamps() {
+        assert_eq!(super::timestamp(0), "01 Jan 1970 00:00:00.000");
+        assert_eq!(super::timestamp(1_700_000_000_123), "14 Nov 2023 22:13:20.123");
+        assert_eq!(super::timestamp(951_782_400_000), "29 Feb 2000 00:00:00.000");
+    }
+}
