@@ -375,18 +375,24 @@ impl Stream {
     }
 
     /// Deletes one id under a reference policy (XDELEX).
+    ///
+    /// Observed on Redis 8.2.3: the policy is applied whether or not the entry exists. Under
+    /// ACKED an id some group has not delivered or acknowledged answers "referenced" even when
+    /// there is no such entry; under DELREF the id leaves every PEL even when the entry was
+    /// already deleted (the answer is still "not found").
     pub fn delete_with_policy(&mut self, id: StreamId, policy: RefPolicy) -> DeleteOutcome {
-        if !self.contains(id) {
-            return DeleteOutcome::NotFound;
-        }
         if policy == RefPolicy::Acked && !self.acknowledged_by_all(id) {
             return DeleteOutcome::Referenced;
         }
-        self.delete(id);
+        let deleted = self.delete(id);
         if policy == RefPolicy::DelRef {
             self.drop_references(id);
         }
-        DeleteOutcome::Deleted
+        if deleted {
+            DeleteOutcome::Deleted
+        } else {
+            DeleteOutcome::NotFound
+        }
     }
 
     /// Acknowledges `id` in `group` and then deletes it under a policy (XACKDEL).
