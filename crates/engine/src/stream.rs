@@ -642,10 +642,15 @@ impl Stream {
     }
 
     /// Moves a group's cursor to a delivered id, keeping entries-read exact where it can.
+    ///
+    /// The counter is incremented only when the group was positioned inside the stream (not
+    /// before its first entry) with no tombstone ahead of it; otherwise it is estimated from
+    /// the delivered id. Observed on Redis 8.2.3: after `XGROUP SETID s g 0 ENTRIESREAD 3` on
+    /// a five-entry stream, reading `1-0` leaves entries-read at 1, not 4.
     fn advance_group(&mut self, group: &[u8], id: StreamId) {
         let g = &self.groups[group];
         let entries_read = match g.entries_read {
-            Some(read) if !self.tombstones_from(g.last_id) => Some(read + 1),
+            Some(read) if !self.tombstones_from(g.last_id) && g.last_id >= self.first_id => Some(read + 1),
             current if self.entries_added == 0 => current,
             _ => self.estimate_entries_read(id),
         };
