@@ -594,20 +594,23 @@ impl Stream {
     }
 
     /// A group's lag: entries in the stream it has not read yet, or `None` when tombstones
-    /// make that unknowable.
-    pub fn lag(&self, group: &Group) -> Option<u64> {
+    /// make that unknowable. It is a plain difference of counters, so a group whose
+    /// entries-read was set too high (XGROUP SETID ... ENTRIESREAD) shows a negative lag, as
+    /// Redis 8.2.3 does.
+    pub fn lag(&self, group: &Group) -> Option<i64> {
         if self.entries_added == 0 || self.length == 0 {
             return Some(0);
         }
         if group.last_id < self.first_id && self.max_deleted < self.first_id {
-            return Some(self.length);
+            return Some(self.length as i64);
         }
+        let behind = |read: u64| (self.entries_added as i64).wrapping_sub(read as i64);
         if let Some(read) = group.entries_read {
             if !self.tombstones_from(group.last_id) {
-                return Some(self.entries_added.saturating_sub(read));
+                return Some(behind(read));
             }
         }
-        self.estimate_entries_read(group.last_id).map(|read| self.entries_added.saturating_sub(read))
+        self.estimate_entries_read(group.last_id).map(behind)
     }
 
     /// XREADGROUP with `>`: delivers up to `count` (0: all) entries the group has never

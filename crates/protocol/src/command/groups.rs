@@ -487,7 +487,7 @@ fn xinfo(ctx: &mut Ctx<'_>, args: &[Vec<u8>]) -> Result<Outcome, CmdError> {
                         (Reply::bulk("pending"), int(g.pel().len() as u64)),
                         (Reply::bulk("last-delivered-id"), id_reply(g.last_id)),
                         (Reply::bulk("entries-read"), opt_int(g.entries_read)),
-                        (Reply::bulk("lag"), opt_int(stream.lag(g))),
+                        (Reply::bulk("lag"), stream.lag(g).map_or(Reply::NullBulk, Reply::Integer)),
                     ])
                 })
                 .collect(),
@@ -624,7 +624,7 @@ fn stream_info(stream: &Stream, full: Option<u64>) -> Reply {
                 (Reply::bulk("name"), Reply::bulk(name)),
                 (Reply::bulk("last-delivered-id"), id_reply(g.last_id)),
                 (Reply::bulk("entries-read"), opt_int(g.entries_read)),
-                (Reply::bulk("lag"), opt_int(stream.lag(g))),
+                (Reply::bulk("lag"), stream.lag(g).map_or(Reply::NullBulk, Reply::Integer)),
                 (Reply::bulk("pel-count"), int(g.pel().len() as u64)),
                 (Reply::bulk("pending"), Reply::Array(pending)),
                 (Reply::bulk("consumers"), Reply::Array(consumers)),
