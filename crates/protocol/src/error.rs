@@ -75,7 +75,7 @@ pub enum CmdError {
     /// `EXECABORT Transaction discarded because of previous errors.`
     ExecAbort,
     /// `EXECABORT Transaction discarded because of: <error without its code>` (a malformed
-    /// EXEC inside MULTI).
+    /// EXEC, inside MULTI or not).
     ExecAbortBecause(Box<CmdError>),
     /// The error for a command refused in RESP2 subscribed mode.
     SubscribedContext(String),

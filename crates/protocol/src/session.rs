@@ -284,8 +284,9 @@ impl Session {
         }
         let spec = match spec {
             Ok(spec) => spec,
-            Err(error) if in_multi && name == b"exec" => {
-                // A malformed EXEC ends the transaction on the spot, naming the reason.
+            Err(error) if name == b"exec" => {
+                // A malformed EXEC ends the transaction on the spot, naming the reason; outside
+                // MULTI it answers the same way and still drops the connection's WATCHes.
                 let c = self.conn_mut(conn);
                 c.multi = None;
                 c.watched.clear();
