@@ -167,6 +167,8 @@ pub enum Msg {
     XautoclaimMinIdle,
     /// XAUTOCLAIM COUNT out of range.
     XautoclaimCount,
+    /// XAUTOCLAIM COUNT too large for the scratch space Redis allocates for it.
+    XautoclaimCountTooHigh,
     /// XSETID ENTRIESADDED negative.
     EntriesAddedNegative,
     /// XSETID with MAXDELETEDID above the id.
@@ -244,6 +246,9 @@ impl Msg {
             Msg::XclaimRetryCount => "ERR Invalid RETRYCOUNT option argument for XCLAIM",
             Msg::XautoclaimMinIdle => "ERR Invalid min-idle-time argument for XAUTOCLAIM",
             Msg::XautoclaimCount => "ERR COUNT must be > 0",
+            Msg::XautoclaimCountTooHigh => {
+                "ERR Insufficient memory, failed allocating transient memory, COUNT too high."
+            }
             Msg::EntriesAddedNegative => "ERR entries_added must be positive",
             Msg::XsetidBelowGivenMaxDeleted => {
                 "ERR The ID specified in XSETID is smaller than the provided max_deleted_entry_id"

@@ -412,6 +412,14 @@ fn xclaim(ctx: &mut Ctx<'_>, args: &[Vec<u8>]) -> Result<Outcome, CmdError> {
 /// The largest COUNT XAUTOCLAIM accepts (its scan budget is COUNT times ten).
 const AUTOCLAIM_MAX_COUNT: i64 = i64::MAX / 16;
 
+/// Redis allocates 16 bytes per COUNT for the ids it may delete, before it scans; when that
+/// allocation fails it answers `Insufficient memory ... COUNT too high` (after the key and
+/// group checks, before the consumer is created). Where it fails depends on the machine:
+/// above 2^43 (16 * 2^43 = 128 TiB, the whole x86-64 user address space) it always fails;
+/// Redis 8.2.3 on a Linux test machine failed from about 5.5e12 and allocated 1e12 lazily.
+/// StreamLab refuses from 2^43 on.
+const AUTOCLAIM_ALLOCATION_LIMIT: u64 = 1 << 43;
+
 fn xautoclaim(ctx: &mut Ctx<'_>, args: &[Vec<u8>]) -> Result<Outcome, CmdError> {
     let (key, group, consumer) = (&args[1], &args[2], &args[3]);
     let min_idle = super::parse_int_or(&args[4], Msg::XautoclaimMinIdle)?.max(0);
@@ -437,6 +445,9 @@ fn xautoclaim(ctx: &mut Ctx<'_>, args: &[Vec<u8>]) -> Result<Outcome, CmdError> 
         .stream_mut(key)?
         .filter(|s| s.group(group).is_some())
         .ok_or_else(|| CmdError::NoGroup { key: key.clone(), group: group.clone() })?;
+    if count >= AUTOCLAIM_ALLOCATION_LIMIT {
+        return Err(Msg::XautoclaimCountTooHigh.into());
+    }
     let result = stream.auto_claim(group, consumer, AutoClaimOptions { min_idle, start, count, just_id }, ctx.now);
     let reply = Reply::Array(vec![
         id_reply(result.next),
