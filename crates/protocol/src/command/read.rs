@@ -181,7 +181,12 @@ fn xreadgroup(ctx: &mut Ctx<'_>, args: &[Vec<u8>]) -> Result<Outcome, CmdError> 
             b">" => Position::New,
             b"$" => return Err(Msg::DollarInXreadgroup.into()),
             b"+" => return Err(Msg::PlusInXreadgroup.into()),
-            _ => Position::After(super::parse_strict_id(id)?),
+            // Redis stands for `>` with the largest id, so that id typed out reads new
+            // entries too (observed on 8.2.3).
+            _ => match super::parse_strict_id(id)? {
+                StreamId::MAX => Position::New,
+                after => Position::After(after),
+            },
         });
     }
     let mut served = Vec::new();
