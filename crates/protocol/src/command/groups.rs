@@ -203,6 +203,10 @@ fn xgroup(ctx: &mut Ctx<'_>, args: &[Vec<u8>]) -> Result<Outcome, CmdError> {
                 return Err(CmdError::BusyGroup);
             }
             ctx.db.stream_or_create(key)?.create_group(group, id, entries_read);
+            if !exists {
+                // MKSTREAM made the key: that is a change WATCH sees (the group alone is not).
+                ctx.db.touch(key);
+            }
             Reply::ok()
         }
         b"setid" => {
