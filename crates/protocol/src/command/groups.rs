@@ -274,9 +274,12 @@ fn xackdel(ctx: &mut Ctx<'_>, args: &[Vec<u8>]) -> Result<Outcome, CmdError> {
         return Ok(request.all_missing().into());
     };
     let ids = request.parsed_ids()?;
+    let before = stream.len();
     let codes: Vec<Reply> =
         ids.into_iter().map(|id| outcome_code(stream.ack_and_delete(group, id, request.policy))).collect();
-    if codes.contains(&Reply::Integer(1)) {
+    // Only entries leaving the stream are a change WATCH sees: an id acknowledged whose entry
+    // was already gone answers 1 too, and leaves WATCH alone (observed on 8.2.3).
+    if stream.len() < before {
         ctx.db.touch(key);
     }
     Ok(Reply::Array(codes).into())
