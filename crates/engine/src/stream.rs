@@ -477,13 +477,14 @@ impl Stream {
             if limit != 0 && removed + live > limit {
                 break;
             }
-            let whole = match trim.strategy {
+            // Whether the strategy alone would take the whole node.
+            let past_node = match trim.strategy {
                 TrimStrategy::MaxLen(max) => self.length - live >= max,
                 TrimStrategy::MinId(min) => node.last_id < min,
             };
             let live_ids =
                 |node: &Node| -> Vec<StreamId> { node.walk().filter(|r| !r.deleted).map(|r| r.id).collect() };
-            let whole = whole
+            let whole = past_node
                 && (trim.policy != RefPolicy::Acked || live_ids(node).iter().all(|&id| self.acknowledged_by_all(id)));
             if whole {
                 let node = self.nodes.remove(&key).expect("node exists");
@@ -501,8 +502,11 @@ impl Stream {
             }
             let ids = live_ids(node);
             // Exact trimming marks entries of this node deleted one by one. Under KEEPREF and
-            // DELREF the goal is always reached inside this node; ACKED may have to skip
-            // entries that are still referenced and carry on into the next node.
+            // DELREF the goal is always reached inside this node. ACKED skips entries that are
+            // still referenced, and carries on into the next node only when the strategy alone
+            // would have taken this whole node (observed on 8.2.3: two nodes [3-1 3-2 5-3 8-0]
+            // [9-2 12-0], all of the first pending: MAXLEN 4 ACKED removes nothing, MAXLEN 0
+            // ACKED removes 9-2).
             let mut reached = false;
             for id in ids {
                 reached = match trim.strategy {
@@ -524,7 +528,7 @@ impl Stream {
                     self.drop_references(id);
                 }
             }
-            if reached || trim.policy != RefPolicy::Acked {
+            if reached || trim.policy != RefPolicy::Acked || !past_node {
                 break;
             }
         }
