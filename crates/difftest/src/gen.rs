@@ -721,7 +721,7 @@ impl Gen {
             let n = self.small_int(5);
             opts.push(cmd!["COUNT", n]);
         }
-        let blocking = self.block_option(&mut opts, 3);
+        let blocking = self.block_option(&mut opts, 10);
         if self.rng.pct(2) {
             opts.push(if self.rng.pct(50) { cmd!["GROUP", "g1", "alice"] } else { cmd!["NOACK"] });
         }
@@ -770,7 +770,7 @@ impl Gen {
             let n = if self.rng.pct(90) { self.rng.range(1, 5).to_string() } else { self.small_int(3) };
             opts.push(cmd!["COUNT", n]);
         }
-        let blocking = self.block_option(&mut opts, 4);
+        let blocking = self.block_option(&mut opts, 10);
         if self.rng.pct(10) {
             opts.push(cmd!["NOACK"]);
         }

@@ -185,6 +185,7 @@ fn fuzz(o: &Options) -> Result<bool, String> {
     let mut until_progress = 20;
     let mut stats: std::collections::BTreeMap<String, (u64, u64)> = Default::default();
     let mut errors: std::collections::BTreeMap<(String, String), u64> = Default::default();
+    let (mut blocked, mut woken) = (0u64, 0u64);
     for seed in o.first_seed..o.first_seed + o.seeds {
         let steps = gen::sequence(seed, o.commands);
         let outcome = run(&mut *reference, &mut *target, &steps, CONNECTIONS)?;
@@ -193,6 +194,8 @@ fn fuzz(o: &Options) -> Result<bool, String> {
             let entry = stats.entry(observed.step.name()).or_default();
             entry.0 += 1;
             let own = observed.reference.iter().find(|(c, _)| *c == observed.step.conn);
+            blocked += u64::from(own.is_none());
+            woken += observed.reference.iter().filter(|(c, _)| *c != observed.step.conn).count() as u64;
             if let Some((_, streamlab_protocol::Reply::Error(e))) = own {
                 entry.1 += 1;
                 let short: String = e.chars().take(60).collect();
@@ -231,6 +234,7 @@ fn fuzz(o: &Options) -> Result<bool, String> {
         for (name, (n, refused)) in &stats {
             println!("  {name:<12} {n:>8} sent, {refused:>7} refused ({:.0}%)", 100.0 * *refused as f64 / *n as f64);
         }
+        println!("  {blocked} reads blocked, {woken} blocked reads answered later");
         let mut common: Vec<_> = errors.iter().collect();
         common.sort_by(|a, b| b.1.cmp(a.1));
         for ((name, error), n) in common.iter().take(40) {
