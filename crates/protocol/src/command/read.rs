@@ -161,9 +161,14 @@ fn xread(ctx: &mut Ctx<'_>, args: &[Vec<u8>]) -> Result<Outcome, CmdError> {
     if !served.is_empty() {
         return Ok(streams_reply(ctx, served).into());
     }
-    // When woken, the read runs again with `$` frozen to the id it meant now.
+    // When woken, the read runs again with `$` frozen to the id it meant now; `+` stays `+`
+    // and means the last entry at wake-up time (observed on 8.2.3: two entries added in one
+    // EXEC serve a blocked `+` reader the second only).
     let mut rerun = args[..args.len() - positions.len()].to_vec();
-    rerun.extend(positions.iter().map(|id| id.to_string().into_bytes()));
+    rerun.extend(read.ids.iter().zip(&positions).map(|(id, position)| match id.as_slice() {
+        b"+" => id.clone(),
+        _ => position.to_string().into_bytes(),
+    }));
     Ok(nothing(&read, ctx, rerun))
 }
 
