@@ -366,7 +366,10 @@ impl Session {
             let waiting: Vec<ConnId> = self.state.blocked_order.clone();
             for conn in waiting {
                 let Some(block) = self.state.conns.get(&conn).and_then(|c| c.blocked.clone()) else { continue };
-                if !block.keys.iter().any(|k| ready.contains(k)) {
+                let wakes = |k: &Vec<u8>| {
+                    ready.contains(k) && (!block.streams_only || matches!(self.state.db.stream(k), Ok(Some(_))))
+                };
+                if !block.keys.iter().any(wakes) {
                     continue;
                 }
                 let Ok(spec) = command::check_call(&block.args) else { continue };

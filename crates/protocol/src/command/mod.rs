@@ -54,6 +54,10 @@ pub struct Block {
     pub deadline: Option<i64>,
     /// The command to run again when woken.
     pub args: Vec<Vec<u8>>,
+    /// Woken only by a signalled key that holds a stream (XREAD). XREADGROUP is also woken
+    /// by a key deleted or replaced by another type, to report it; an XREAD stays blocked
+    /// (observed on 8.2.3: `SET` over the key leaves the reader waiting).
+    pub streams_only: bool,
 }
 
 /// A data command's implementation.

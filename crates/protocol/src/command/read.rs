@@ -127,6 +127,7 @@ fn nothing(read: &ReadArgs<'_>, ctx: &Ctx<'_>, rerun: Vec<Vec<u8>>) -> Outcome {
             keys: read.keys.to_vec(),
             deadline: (ms > 0).then(|| ctx.now.saturating_add(ms)),
             args: rerun,
+            streams_only: read.group.is_none(),
         }),
         None => Reply::NullArray.into(),
     }
