@@ -4,18 +4,30 @@
 //! formatting, lints, the Rust test suites, the transcripts through the `streamlab` binary,
 //! the lessons through `streamlab check lessons/`, the real-client suites against
 //! `streamlab-server` (redis-cli, redis-py, the seed articles' own scripts, ioredis), and the
-//! differential check of the transcripts against real servers (the oracles: Redis 8.2.3, and
-//! Redis 7.4 / Valkey 9 when installed).
+//! differential checks against real servers (the oracles: Redis 8.2.3, and Redis 7.4 /
+//! Valkey 9 when installed): every transcript, then a bounded run of the random differential
+//! tester (`crates/difftest`) against Redis 8.2.3.
+//!
+//! `cargo xtask diff [ARGS]` runs the differential tester alone, for as long as asked (its
+//! options, see `streamlab-difftest --help`), against a private Redis 8.2.3.
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode};
 
-const USAGE: &str = "usage: cargo xtask test [--no-oracle] [--no-clients]   run every check (see README)";
+const USAGE: &str = "\
+usage: cargo xtask test [--no-oracle] [--no-clients]   run every check (see README)
+       cargo xtask diff [ARGS...]                      differential tester against a private Redis 8.2.3;
+                                                       ARGS go to streamlab-difftest (e.g. --seeds 5000)";
+
+/// The bounded differential run of `cargo xtask test`: fixed seeds, 200,000 commands.
+const CI_DIFF_ARGS: &[&str] =
+    &["--first-seed", "1", "--seeds", "200", "--commands", "1000", "--max-shrinks", "1", "--shrink-seconds", "120"];
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let result = match args.first().map(String::as_str) {
         Some("test") => test(args.iter().any(|a| a == "--no-oracle"), args.iter().any(|a| a == "--no-clients")),
+        Some("diff") => diff(&args[1..]),
         _ => {
             eprintln!("{USAGE}");
             return ExitCode::from(2);
@@ -71,14 +83,40 @@ fn transcripts() -> Result<Vec<String>, String> {
     Ok(files)
 }
 
+fn build_release() -> Result<(), String> {
+    run(
+        "cargo build --release (streamlab, streamlab-server, streamlab-difftest)",
+        cargo().args(["build", "--release", "-p", "streamlab", "-p", "streamlab-server", "-p", "streamlab-difftest"]),
+    )
+}
+
+fn difftest() -> PathBuf {
+    target_dir().join("release/streamlab-difftest")
+}
+
+/// `cargo xtask diff ARGS`: the differential tester against a private Redis 8.2.3 (unless
+/// ARGS name their own `--reference`).
+fn diff(args: &[String]) -> Result<(), String> {
+    build_release()?;
+    if args.iter().any(|a| a == "--reference") {
+        return run("streamlab-difftest", Command::new(difftest()).args(args));
+    }
+    let port = std::env::var("ORACLE_PORT").unwrap_or_else(|_| "16379".into());
+    let script = root().join("tests/oracle/redis.sh");
+    run("start the reference Redis 8.2.3", Command::new("bash").arg(&script).args(["start", &port]))?;
+    let worked = run(
+        "streamlab-difftest against Redis 8.2.3",
+        Command::new(difftest()).args(["--reference", &format!("redis://127.0.0.1:{port}")]).args(args),
+    );
+    let stopped = run("stop the reference Redis", Command::new("bash").arg(&script).args(["stop", &port]));
+    worked.and(stopped)
+}
+
 fn test(no_oracle: bool, no_clients: bool) -> Result<(), String> {
     run("cargo fmt --check", cargo().args(["fmt", "--all", "--", "--check"]))?;
     run("cargo clippy", cargo().args(["clippy", "--workspace", "--all-targets", "--", "-D", "warnings"]))?;
     run("cargo test", cargo().args(["test", "--workspace"]))?;
-    run(
-        "cargo build --release (streamlab, streamlab-server)",
-        cargo().args(["build", "--release", "-p", "streamlab", "-p", "streamlab-server"]),
-    )?;
+    build_release()?;
     let files = transcripts()?;
     let streamlab = target_dir().join("release/streamlab");
     run("streamlab replay tests/transcripts/*", Command::new(&streamlab).arg("replay").args(&files))?;
@@ -154,6 +192,11 @@ fn oracle(files: &[String]) -> Result<(), String> {
             .args(&extra)
             .args(files),
     );
+    let differential = run(
+        "differential run against Redis 8.2.3 (200 seeds x 1000 commands)",
+        Command::new(difftest()).args(["--reference", &format!("redis://127.0.0.1:{port}")]).args(CI_DIFF_ARGS),
+    );
+    let compared = compared.and(differential);
     let mut stopped = Ok(());
     for p in started {
         stopped = stopped

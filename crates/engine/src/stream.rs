@@ -1,5 +1,6 @@
 //! A stream: its nodes of entries, the metadata Redis keeps beside them, and its groups.
 
+use std::cell::Cell;
 use std::collections::{BTreeMap, VecDeque};
 
 use crate::group::{ConsumerName, Group};
@@ -256,7 +257,7 @@ impl Idmp {
 }
 
 /// A stream value.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Default)]
 pub struct Stream {
     nodes: BTreeMap<StreamId, Node>,
     length: u64,
@@ -268,7 +269,35 @@ pub struct Stream {
     rules: CounterRules,
     /// Idempotent production (Redis 8.6).
     pub idmp: Idmp,
+    /// Redis 8.2's cache of the smallest last-delivered id over the groups, which the ACKED
+    /// policy compares ids with ("delivered to every group"). `None` = not computed; it is
+    /// computed on first use. Observed on 8.2.3 (tests/transcripts/
+    /// difftest-acked-group-cache.txt): a group that was at the cached minimum moving, or a
+    /// group created or moved below it (or created at all while it is 0-0), invalidates it;
+    /// destroying a group leaves it as it was, so after XGROUP DESTROY the ACKED policy can
+    /// keep answering "not delivered" for a group that no longer exists, even with no groups
+    /// left at all.
+    min_group_last_id: Cell<Option<StreamId>>,
 }
+
+/// Streams compare by content. The ACKED cache is left out: filling it is not a change of the
+/// stream (Redis fills it on first use too), so a command that only consulted it still counts
+/// as having changed nothing.
+impl PartialEq for Stream {
+    fn eq(&self, other: &Stream) -> bool {
+        self.nodes == other.nodes
+            && self.length == other.length
+            && self.last_id == other.last_id
+            && self.first_id == other.first_id
+            && self.max_deleted == other.max_deleted
+            && self.entries_added == other.entries_added
+            && self.groups == other.groups
+            && self.rules == other.rules
+            && self.idmp == other.idmp
+    }
+}
+
+impl Eq for Stream {}
 
 impl Stream {
     /// An empty stream.
@@ -507,9 +536,42 @@ impl Stream {
         true
     }
 
-    /// Whether every group has delivered and acknowledged `id` (true when there are no groups).
+    /// Whether every group has delivered and acknowledged `id` (true when there are no
+    /// groups). "Delivered" is judged against the cached minimum last-delivered id, stale or
+    /// not (see `min_group_last_id`); pending entries are always exact.
     fn acknowledged_by_all(&self, id: StreamId) -> bool {
-        self.groups.values().all(|g| g.has_acknowledged(id))
+        self.delivered_to_all_groups(id) && self.groups.values().all(|g| !g.pel().contains_key(&id))
+    }
+
+    /// Whether `id` counts as delivered to every group for the ACKED policy: at or below
+    /// Redis 8.2's cached minimum of the groups' last-delivered ids (see the cache's field;
+    /// stale after XGROUP DESTROY, as on the real server). True when there are no groups.
+    pub fn delivered_to_all_groups(&self, id: StreamId) -> bool {
+        if self.groups.is_empty() {
+            return true;
+        }
+        let floor = match self.min_group_last_id.get() {
+            Some(floor) => floor,
+            None => {
+                let floor = self.groups.values().map(|g| g.last_id).min().unwrap_or(StreamId::MAX);
+                self.min_group_last_id.set(Some(floor));
+                floor
+            }
+        };
+        id <= floor
+    }
+
+    /// Forgets the cached minimum last-delivered id when a group that moved from `old` to
+    /// `new` (`old` is `None` for a group just created) may have changed it: it was the
+    /// minimum, or it went below it. A new group also forgets a cached minimum of 0-0, wherever
+    /// it starts (fitted to 2,000 random create/destroy/setid sequences on Redis 8.2.3).
+    fn group_moved(&self, old: Option<StreamId>, new: StreamId) {
+        if let Some(floor) = self.min_group_last_id.get() {
+            let created_over_zero = old.is_none() && floor.is_zero();
+            if old == Some(floor) || new < floor || created_over_zero {
+                self.min_group_last_id.set(None);
+            }
+        }
     }
 
     fn drop_references(&mut self, id: StreamId) {
@@ -519,11 +581,19 @@ impl Stream {
     }
 
     /// Deletes one id under a reference policy (XDELEX).
+    ///
+    /// Observed on Redis 8.2.3: the policy is applied whether or not the entry exists. Under
+    /// ACKED an id some group has not delivered or acknowledged answers "referenced" even when
+    /// there is no such entry; under DELREF the id leaves every PEL even when the entry was
+    /// already deleted (the answer is still "not found").
     pub fn delete_with_policy(&mut self, id: StreamId, policy: RefPolicy) -> DeleteOutcome {
-        if !self.contains(id) {
-            return DeleteOutcome::NotFound;
+        // The policy applies (DELREF drops references) even when the entry is already gone;
+        // only the answer says it was not found.
+        let existed = self.contains(id);
+        match self.delete_referenced(id, policy) {
+            DeleteOutcome::Deleted if !existed => DeleteOutcome::NotFound,
+            outcome => outcome,
         }
-        self.delete_referenced(id, policy)
     }
 
     /// Acknowledges `id` in `group` and then deletes it under a policy (XACKDEL).
@@ -578,13 +648,14 @@ impl Stream {
             if limit != 0 && removed + live > limit {
                 break;
             }
-            let whole = match trim.strategy {
+            // Whether the strategy alone would take the whole node.
+            let past_node = match trim.strategy {
                 TrimStrategy::MaxLen(max) => self.length - live >= max,
                 TrimStrategy::MinId(min) => node.last_id < min,
             };
             let live_ids =
                 |node: &Node| -> Vec<StreamId> { node.walk().filter(|r| !r.deleted).map(|r| r.id).collect() };
-            let whole = whole
+            let whole = past_node
                 && (trim.policy != RefPolicy::Acked || live_ids(node).iter().all(|&id| self.acknowledged_by_all(id)));
             if whole {
                 let node = self.nodes.remove(&key).expect("node exists");
@@ -602,8 +673,11 @@ impl Stream {
             }
             let ids = live_ids(node);
             // Exact trimming marks entries of this node deleted one by one. Under KEEPREF and
-            // DELREF the goal is always reached inside this node; ACKED may have to skip
-            // entries that are still referenced and carry on into the next node.
+            // DELREF the goal is always reached inside this node. ACKED skips entries that are
+            // still referenced, and carries on into the next node only when the strategy alone
+            // would have taken this whole node (observed on 8.2.3: two nodes [3-1 3-2 5-3 8-0]
+            // [9-2 12-0], all of the first pending: MAXLEN 4 ACKED removes nothing, MAXLEN 0
+            // ACKED removes 9-2).
             let mut reached = false;
             for id in ids {
                 reached = match trim.strategy {
@@ -625,7 +699,7 @@ impl Stream {
                     self.drop_references(id);
                 }
             }
-            if reached || trim.policy != RefPolicy::Acked {
+            if reached || trim.policy != RefPolicy::Acked || !past_node {
                 break;
             }
         }
@@ -683,6 +757,7 @@ impl Stream {
         }
         let entries_read = self.clamp_entries_read(entries_read);
         self.groups.insert(name.to_vec(), Group::new(last_id, entries_read));
+        self.group_moved(None, last_id);
         true
     }
 
@@ -691,8 +766,10 @@ impl Stream {
         let entries_read = self.clamp_entries_read(entries_read);
         match self.groups.get_mut(name) {
             Some(group) => {
+                let old = group.last_id;
                 group.last_id = last_id;
                 group.entries_read = entries_read;
+                self.group_moved(Some(old), last_id);
                 true
             }
             None => false,
@@ -741,11 +818,10 @@ impl Stream {
     }
 
     /// A group's lag: entries in the stream it has not read yet, or `None` when tombstones
-    /// make that unknowable.
-    /// Under Redis 7.4 and Valkey rules a verbatim ENTRIESREAD can make it negative.
+    /// make that unknowable. It is a plain difference of counters, so a group whose
+    /// entries-read was set too high (XGROUP SETID ... ENTRIESREAD) shows a negative lag, as
+    /// Redis 8.2.3 does; under Redis 7.4 and Valkey rules a verbatim ENTRIESREAD can too.
     pub fn lag(&self, group: &Group) -> Option<i64> {
-        let behind =
-            |read: u64| i64::try_from(self.entries_added).unwrap_or(i64::MAX) - read.min(i64::MAX as u64) as i64;
         if self.entries_added == 0 {
             return Some(0);
         }
@@ -757,6 +833,7 @@ impl Stream {
                 return Some(self.length as i64);
             }
         }
+        let behind = |read: u64| (self.entries_added as i64).wrapping_sub(read as i64);
         if let Some(read) = group.entries_read {
             if !self.tombstones_from(group.last_id) {
                 return Some(behind(read));
@@ -899,6 +976,8 @@ impl Stream {
     /// id: no tombstone after the cursor, and no trimmed entry either, which is the case when
     /// the cursor is behind the first entry (Redis 8.2, redis/redis#13958). Otherwise it is
     /// estimated again from the new id.
+    /// Observed on Redis 8.2.3: after `XGROUP SETID s g 0 ENTRIESREAD 3` on a five-entry
+    /// stream, reading `1-0` leaves entries-read at 1, not 4.
     fn advance_group(&mut self, group: &[u8], id: StreamId) {
         let g = &self.groups[group];
         let counts_on = match self.rules {
@@ -914,8 +993,10 @@ impl Stream {
             _ => self.estimate_entries_read(id),
         };
         let g = self.groups.get_mut(group).expect("group exists");
+        let old = g.last_id;
         g.entries_read = entries_read;
         g.last_id = id;
+        self.group_moved(Some(old), id);
     }
 
     /// XREADGROUP with an explicit id: the consumer's own pending entries after `after`, up to
@@ -957,11 +1038,11 @@ impl Stream {
     ) -> Vec<StreamId> {
         let exists: Vec<bool> = ids.iter().map(|&id| self.contains(id)).collect();
         let Some(g) = self.groups.get_mut(group) else { return Vec::new() };
-        if let Some(last) = opts.last_id {
-            if last > g.last_id {
-                g.last_id = last;
-            }
+        if let Some(last) = opts.last_id.filter(|&last| last > g.last_id) {
+            let old = std::mem::replace(&mut g.last_id, last);
+            self.group_moved(Some(old), last);
         }
+        let g = self.groups.get_mut(group).expect("group exists");
         let owner: ConsumerName = g.see_consumer(consumer, now);
         let mut claimed = Vec::new();
         for (&id, &exists) in ids.iter().zip(&exists) {

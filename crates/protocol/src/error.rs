@@ -75,7 +75,7 @@ pub enum CmdError {
     /// `EXECABORT Transaction discarded because of previous errors.`
     ExecAbort,
     /// `EXECABORT Transaction discarded because of: <error without its code>` (a malformed
-    /// EXEC inside MULTI).
+    /// EXEC, inside MULTI or not).
     ExecAbortBecause(Box<CmdError>),
     /// The error for a command refused in RESP2 subscribed mode.
     SubscribedContext(String),
@@ -171,6 +171,8 @@ pub enum Msg {
     XautoclaimMinIdle,
     /// XAUTOCLAIM COUNT out of range.
     XautoclaimCount,
+    /// XAUTOCLAIM COUNT too large for the scratch space Redis allocates for it.
+    XautoclaimCountTooHigh,
     /// XSETID ENTRIESADDED negative.
     EntriesAddedNegative,
     /// XSETID with MAXDELETEDID above the id.
@@ -205,9 +207,6 @@ pub enum Msg {
     NoConfigFile,
     /// BLOCK so large that the deadline would overflow.
     TimeoutOutOfRange,
-    /// XAUTOCLAIM COUNT accepted by the parser but too large for the reply buffers Redis
-    /// allocates up front.
-    XautoclaimCountTooHigh,
     /// XADD with IDMP/IDMPAUTO twice (Redis 8.6; text from the Redis test suite).
     IdmpTwice,
     /// XADD IDMP with an empty producer id.
@@ -272,6 +271,9 @@ impl Msg {
             Msg::XclaimRetryCount => "ERR Invalid RETRYCOUNT option argument for XCLAIM",
             Msg::XautoclaimMinIdle => "ERR Invalid min-idle-time argument for XAUTOCLAIM",
             Msg::XautoclaimCount => "ERR COUNT must be > 0",
+            Msg::XautoclaimCountTooHigh => {
+                "ERR Insufficient memory, failed allocating transient memory, COUNT too high."
+            }
             Msg::EntriesAddedNegative => "ERR entries_added must be positive",
             Msg::XsetidBelowGivenMaxDeleted => {
                 "ERR The ID specified in XSETID is smaller than the provided max_deleted_entry_id"
@@ -293,9 +295,6 @@ impl Msg {
             Msg::ExpireGtAndLt => "ERR GT and LT options at the same time are not compatible",
             Msg::NoConfigFile => "ERR The server is running without a config file",
             Msg::TimeoutOutOfRange => "ERR timeout is out of range",
-            Msg::XautoclaimCountTooHigh => {
-                "ERR Insufficient memory, failed allocating transient memory, COUNT too high."
-            }
             // Redis 8.6+: docs-only, unverified on a server.
             Msg::IdmpTwice => "ERR IDMP/IDMPAUTO specified multiple times",
             Msg::IdmpEmptyProducer => "ERR IDMP requires a non-empty producer ID",

@@ -369,8 +369,9 @@ impl Session {
         }
         let spec = match spec {
             Ok(spec) => spec,
-            Err(error) if in_multi && name == b"exec" => {
-                // A malformed EXEC ends the transaction on the spot, naming the reason.
+            Err(error) if name == b"exec" => {
+                // A malformed EXEC ends the transaction on the spot, naming the reason; outside
+                // MULTI it answers the same way and still drops the connection's WATCHes.
                 let c = self.conn_mut(conn);
                 c.multi = None;
                 c.watched.clear();
@@ -450,7 +451,10 @@ impl Session {
             let waiting: Vec<ConnId> = self.state.blocked_order.clone();
             for conn in waiting {
                 let Some(block) = self.state.conns.get(&conn).and_then(|c| c.blocked.clone()) else { continue };
-                if !block.keys.iter().any(|k| ready.contains(k)) {
+                let wakes = |k: &Vec<u8>| {
+                    ready.contains(k) && (!block.streams_only || matches!(self.state.db.stream(k), Ok(Some(_))))
+                };
+                if !block.keys.iter().any(wakes) {
                     continue;
                 }
                 let Ok(spec) = command::check_call(&block.args, self.caps) else { continue };

@@ -100,7 +100,10 @@ impl T {
     fn blocks(&mut self, line: &str, keys: &[&str], deadline: Option<i64>) {
         let args = line.split(' ').map(|a| a.as_bytes().to_vec()).collect();
         let keys = keys.iter().map(|k| k.as_bytes().to_vec()).collect();
-        self.expect(line, Ok(Outcome::Block(Block { keys, deadline, args, retry_on_tick: false })));
+        self.expect(
+            line,
+            Ok(Outcome::Block(Block { keys, deadline, args, retry_on_tick: false, streams_only: false })),
+        );
     }
 }
 

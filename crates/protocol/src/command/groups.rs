@@ -342,6 +342,9 @@ fn xreadgroup(ctx: &mut Ctx<'_>, args: &[Vec<u8>]) -> Result<Outcome, CmdError> 
         }
         let serve = match stream.id.clone()? {
             ReadId::New => Serve::New,
+            // Redis stands for `>` with the largest id, so that id typed out reads new entries
+            // too (observed on 8.2.3).
+            ReadId::After(StreamId::MAX) => Serve::New,
             ReadId::After(id) => Serve::History(id),
             ReadId::Last | ReadId::LastEntry => unreachable!("the parser refuses $ and + for XREADGROUP"),
         };
@@ -391,17 +394,11 @@ fn xreadgroup(ctx: &mut Ctx<'_>, args: &[Vec<u8>]) -> Result<Outcome, CmdError> 
             }
             Serve::History(after) => {
                 let history = stream.read_group_history(group, consumer, after, parsed.count, now);
-                // Nothing follows the largest id: Redis leaves such a stream out of the reply
-                // (it still marks the consumer seen), unlike an ordinary empty history.
-                if after != StreamId::MAX {
-                    let entries = history
-                        .into_iter()
-                        .map(|(id, fields)| {
-                            Reply::Array(vec![id_reply(id), fields.map_or(Reply::NullArray, fields_reply)])
-                        })
-                        .collect();
-                    served.push((key.to_vec(), Reply::Array(entries)));
-                }
+                let entries = history
+                    .into_iter()
+                    .map(|(id, fields)| Reply::Array(vec![id_reply(id), fields.map_or(Reply::NullArray, fields_reply)]))
+                    .collect();
+                served.push((key.to_vec(), Reply::Array(entries)));
             }
         }
     }
@@ -414,6 +411,7 @@ fn xreadgroup(ctx: &mut Ctx<'_>, args: &[Vec<u8>]) -> Result<Outcome, CmdError> 
             deadline: parsed.deadline(now),
             args: args.to_vec(),
             retry_on_tick: parsed.claim.is_some(),
+            streams_only: false,
         }));
     }
     Ok(Reply::NullArray.into())

@@ -60,6 +60,10 @@ pub struct Block {
     /// Whether the mere passing of time can make the read servable (XREADGROUP CLAIM: a
     /// pending entry becomes idle enough), so it must be retried when the clock moves.
     pub retry_on_tick: bool,
+    /// Woken only by a signalled key that holds a stream (XREAD). XREADGROUP is also woken
+    /// by a key deleted or replaced by another type, to report it; an XREAD stays blocked
+    /// (observed on 8.2.3: `SET` over the key leaves the reader waiting).
+    pub streams_only: bool,
 }
 
 /// A data command's implementation.

@@ -1,0 +1,133 @@
+//! Printing a run as a transcript in the format of `tests/transcripts/` (see
+//! `crates/cli/src/transcript.rs`): `> command` lines, each followed by the reference's (Redis's)
+//! replies as `redis-cli --no-raw` prints them, replies to other connections prefixed with
+//! `[NAME] `, and `> :as NAME` whenever the connection changes.
+//!
+//! Wall-clock values cannot be printed as Redis sent them: `streamlab replay` runs a transcript
+//! on the virtual clock. Where the comparison normalised a value (an idle time, a `*` id), the
+//! transcript shows the value the virtual-clock StreamLab printed at the same place instead;
+//! `tests/oracle/compare.py` normalises the same values, so both checks accept the file.
+
+use streamlab_protocol::{format_reply, quote_bytes, Reply};
+
+use crate::normalize::is_placeholder;
+use crate::run::{Observed, Run};
+
+/// Names of the connections in generated transcripts; the first is the console's default
+/// connection.
+pub const CONNECTION_NAMES: [&str; 3] = ["default", "c2", "c3"];
+
+/// An argument as it must be typed so that redis-cli's splitting gives it back.
+pub fn quote_arg(arg: &[u8]) -> String {
+    let plain = !arg.is_empty() && arg.iter().all(|&b| b.is_ascii_graphic() && !matches!(b, b'"' | b'\'' | b'\\'));
+    if plain {
+        String::from_utf8_lossy(arg).into_owned()
+    } else {
+        quote_bytes(arg)
+    }
+}
+
+/// A command line for the arguments.
+pub fn command_line(args: &[Vec<u8>]) -> String {
+    args.iter().map(|a| quote_arg(a)).collect::<Vec<_>>().join(" ")
+}
+
+/// `raw` with every normalised leaf (found by walking `norm` alongside) replaced by the leaf at
+/// the same place in `substitute`, when there is one.
+fn merge(raw: &Reply, norm: &Reply, substitute: Option<&Reply>) -> Reply {
+    if is_placeholder(norm) {
+        return match substitute {
+            Some(s @ (Reply::Integer(_) | Reply::Bulk(_))) => s.clone(),
+            _ => raw.clone(),
+        };
+    }
+    match (raw, norm) {
+        (Reply::Array(r), Reply::Array(n)) if r.len() == n.len() => {
+            let subs = match substitute {
+                Some(Reply::Array(s)) if s.len() == r.len() => Some(s),
+                _ => None,
+            };
+            Reply::Array(r.iter().zip(n).enumerate().map(|(i, (r, n))| merge(r, n, subs.map(|s| &s[i]))).collect())
+        }
+        _ => raw.clone(),
+    }
+}
+
+/// An item of a transcript: a comment or blank line, or a step of the run.
+pub enum Item {
+    /// Printed as is.
+    Line(String),
+    /// The step at this position of the sequence (if it ran).
+    Step(usize),
+}
+
+/// Renders a run as a transcript. `virtual_run` is the same sequence on the virtual-clock
+/// StreamLab, whose values replace the normalised ones.
+pub fn render(items: &[Item], run: &Run, virtual_run: Option<&Run>, names: &[String]) -> String {
+    let name = |conn: usize| names.get(conn).cloned().unwrap_or_else(|| format!("c{}", conn + 1));
+    let mut out = String::new();
+    let mut current = 0usize;
+    for item in items {
+        match item {
+            Item::Line(line) => {
+                out.push_str(line);
+                out.push('\n');
+            }
+            Item::Step(index) => {
+                let Some(observed) = run.executed.iter().find(|o| o.index == *index) else { continue };
+                let twin = virtual_run.and_then(|v| v.executed.iter().find(|o| o.index == *index));
+                if observed.step.conn != current {
+                    current = observed.step.conn;
+                    out.push_str(&format!("> :as {}\n", name(current)));
+                }
+                out.push_str("> ");
+                out.push_str(&command_line(&observed.step.args));
+                out.push('\n');
+                print_replies(&mut out, observed, twin, &name);
+            }
+        }
+    }
+    out
+}
+
+fn print_replies(out: &mut String, observed: &Observed, twin: Option<&Observed>, name: &dyn Fn(usize) -> String) {
+    let mut used = vec![false; twin.map_or(0, |t| t.target.len())];
+    for ((conn, raw), (_, norm)) in observed.reference.iter().zip(&observed.reference_norm) {
+        // The virtual run's reply for the same connection, taken in order.
+        let substitute = twin.and_then(|t| {
+            let k = t.target.iter().enumerate().position(|(k, (c, _))| c == conn && !used[k])?;
+            used[k] = true;
+            Some(&t.target[k].1)
+        });
+        let reply = merge(raw, norm, substitute);
+        let prefix = if *conn == observed.step.conn { String::new() } else { format!("[{}] ", name(*conn)) };
+        for line in format_reply(&reply).lines() {
+            out.push_str(&prefix);
+            out.push_str(line);
+            out.push('\n');
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use streamlab_protocol::tokenize;
+
+    #[test]
+    fn arguments_survive_the_console() {
+        for arg in [&b"abc"[..], b"", b" 8", b"5- -1", b"a\"b", b"it's", b"back\\slash", b"\x01\xff", b"(1-0"] {
+            let line = format!("XADD {}", quote_arg(arg));
+            assert_eq!(tokenize(line.as_bytes()).unwrap(), vec![b"XADD".to_vec(), arg.to_vec()], "{line}");
+        }
+    }
+
+    #[test]
+    fn merge_takes_substitutes_only_for_normalised_leaves() {
+        let raw = Reply::Array(vec![Reply::Integer(5), Reply::Integer(7)]);
+        let norm = Reply::Array(vec![Reply::Integer(5), Reply::Status(crate::normalize::TIME.into())]);
+        let virt = Reply::Array(vec![Reply::Integer(6), Reply::Integer(0)]);
+        assert_eq!(merge(&raw, &norm, Some(&virt)), Reply::Array(vec![Reply::Integer(5), Reply::Integer(0)]));
+        assert_eq!(merge(&raw, &norm, None), raw);
+    }
+}
