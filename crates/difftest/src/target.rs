@@ -16,7 +16,12 @@ use std::io::{ErrorKind, Read, Write};
 use std::net::TcpStream;
 use std::time::{Duration, Instant};
 
-use streamlab_protocol::{decode_reply, encode, encode_request, Clock, ConnId, Reply, Session, VIRTUAL_EPOCH_MS};
+use streamlab_protocol::{
+    decode_reply, encode, encode_request, Clock, ConnId, Profile, Reply, Session, VIRTUAL_EPOCH_MS,
+};
+
+/// The in-process target answers as the reference server does: Redis 8.2.3.
+const REFERENCE_PROFILE: Profile = Profile::Redis82;
 
 /// What every connection received during one step: `(connection, reply)`.
 pub type Observation = Vec<(usize, Reply)>;
@@ -294,7 +299,12 @@ pub struct Inproc {
 impl Inproc {
     /// A session on the given clock.
     pub fn new(clock: Clock) -> Inproc {
-        Inproc { clock, session: Session::new(clock), conns: Vec::new(), blocked: Vec::new() }
+        Inproc {
+            clock,
+            session: Session::with_profile(clock, REFERENCE_PROFILE),
+            conns: Vec::new(),
+            blocked: Vec::new(),
+        }
     }
 }
 
@@ -317,7 +327,7 @@ impl Target for Inproc {
 
     fn reset(&mut self, conns: usize) -> Result<(), String> {
         // A fresh session is exactly the state a flushed server with default limits is in.
-        self.session = Session::new(self.clock);
+        self.session = Session::with_profile(self.clock, REFERENCE_PROFILE);
         self.blocked.clear();
         self.conns = (0..conns).map(|_| self.session.connect()).collect();
         Ok(())
