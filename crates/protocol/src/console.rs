@@ -242,25 +242,6 @@ impl Console {
         out
     }
 
-    /// Like [`Console::advance`], but when the last step is a clock move that served nothing
-    /// and nothing was undone after it, that step grows instead of a new one being recorded:
-    /// a clock left running makes one step, not one per tick.
-    pub fn advance_merged(&mut self, ms: i64) -> Vec<Output> {
-        let timeline = &self.timeline;
-        let last = timeline.records().last().filter(|_| timeline.position() == timeline.records().len());
-        if let Some(record) = last {
-            if let Step::AdvanceTo { now } = record.step {
-                if record.output.deliveries.is_empty() {
-                    let moved_to = now;
-                    self.timeline.undo();
-                    let before = self.session().now();
-                    return self.advance(moved_to - before + ms.max(0));
-                }
-            }
-        }
-        self.advance(ms)
-    }
-
     /// Takes the last step back; false at the start.
     pub fn undo(&mut self) -> bool {
         self.timeline.undo()
@@ -511,17 +492,6 @@ mod tests {
         assert_eq!(out[1].to.as_deref(), Some("bob"));
         assert!(console.undo() && console.undo() && !console.undo());
         assert_eq!(console.connections(), vec![("alice", 1), ("bob", 2)]);
-    }
-
-    #[test]
-    fn running_clocks_make_one_step() {
-        let mut console = Console::default();
-        console.run("XADD s 1-0 f v");
-        console.advance_merged(100);
-        console.advance_merged(250);
-        let records = console.timeline().records();
-        assert_eq!(records.len(), 3);
-        assert_eq!(console.session().now(), VIRTUAL_EPOCH_MS + 350);
     }
 
     #[test]
