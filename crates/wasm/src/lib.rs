@@ -26,7 +26,7 @@ pub const DEFAULT_PROFILE: &str = "redis-8.2";
 pub const FIRST_CONNECTIONS: [&str; 2] = ["alice", "bob"];
 
 /// One block of console output.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct OutputView {
     /// The connection it reached, when that is not the one that typed the line.
     pub to: Option<String>,
@@ -55,7 +55,7 @@ impl From<Output> for OutputView {
 }
 
 /// One step of the history, for the timeline.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct StepView {
     /// 1-based: the position after this step.
     pub index: usize,

@@ -20,7 +20,7 @@ pub const PENDING_CAP: usize = 200;
 pub const MESSAGES_KEPT: usize = 20;
 
 /// Everything the pictures show, at one step of the history.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct SnapshotView {
     /// The engine clock (Unix ms).
     pub now: i64,
@@ -41,7 +41,7 @@ pub struct SnapshotView {
 }
 
 /// One client connection.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct ConnectionView {
     /// The console name.
     pub name: String,
@@ -60,7 +60,7 @@ pub struct ConnectionView {
 }
 
 /// A blocked read.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct BlockedView {
     /// The command, as a console line.
     pub command: String,
@@ -69,7 +69,7 @@ pub struct BlockedView {
 }
 
 /// A Pub/Sub message as received.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct MessageView {
     /// The step that delivered it (1-based position).
     pub step: usize,
@@ -82,7 +82,7 @@ pub struct MessageView {
 }
 
 /// A channel or pattern and who listens.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct ChannelView {
     /// The channel name or pattern.
     pub name: String,
@@ -93,7 +93,7 @@ pub struct ChannelView {
 }
 
 /// A key that is not a stream.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct KeyView {
     /// The key.
     pub key: String,
@@ -106,7 +106,7 @@ pub struct KeyView {
 }
 
 /// A stream with its metadata, rail and groups.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct StreamView {
     /// The key.
     pub key: String,
@@ -133,7 +133,7 @@ pub struct StreamView {
 }
 
 /// A piece of the rail.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum RailItem {
     /// A node drawn entry by entry.
@@ -143,7 +143,7 @@ pub enum RailItem {
 }
 
 /// A node drawn entry by entry.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct NodeView {
     /// The node's master id.
     pub master_id: String,
@@ -156,7 +156,7 @@ pub struct NodeView {
 }
 
 /// A run of nodes shown only as counts.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct CollapsedView {
     /// Nodes in the run.
     pub nodes: usize,
@@ -171,7 +171,7 @@ pub struct CollapsedView {
 }
 
 /// One entry on the rail.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct EntryView {
     /// Its id.
     pub id: String,
@@ -186,7 +186,7 @@ pub struct EntryView {
 }
 
 /// A consumer group.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct GroupView {
     /// Its name.
     pub name: String,
@@ -205,7 +205,7 @@ pub struct GroupView {
 }
 
 /// A consumer and the entries it owns.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct ConsumerView {
     /// Its name.
     pub name: String,
@@ -220,7 +220,7 @@ pub struct ConsumerView {
 }
 
 /// A pending entry: a card in a consumer's lane.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct PendingView {
     /// The entry id.
     pub id: String,

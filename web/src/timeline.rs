@@ -1,0 +1,94 @@
+//! Time travel: undo, redo, a scrubber over every step, and each step's command, reply and
+//! plain-language changes.
+
+use std::rc::Rc;
+
+use streamlab_wasm::StepView;
+use yew::prelude::*;
+
+use crate::state::Action;
+
+#[derive(Properties, PartialEq)]
+pub struct TimelineProps {
+    pub steps: Rc<Vec<StepView>>,
+    pub step_count: usize,
+    pub position: usize,
+    pub on_action: Callback<Action>,
+}
+
+#[component]
+pub fn Timeline(props: &TimelineProps) -> Html {
+    let emit = |action: Action| {
+        let on_action = props.on_action.clone();
+        Callback::from(move |_: MouseEvent| on_action.emit(action.clone()))
+    };
+    let on_scrub = {
+        let on_action = props.on_action.clone();
+        Callback::from(move |e: InputEvent| {
+            let input: web_sys::HtmlInputElement = e.target_unchecked_into();
+            if let Ok(position) = input.value().parse() {
+                on_action.emit(Action::Seek(position));
+            }
+        })
+    };
+    let current = props.steps.iter().find(|s| s.index == props.position);
+    let describe = |step: &StepView| match &step.conn {
+        Some(conn) if !step.line.starts_with(':') => format!("{conn}> {}", step.line),
+        _ => step.line.clone(),
+    };
+    let value_text = match current {
+        Some(step) => format!("step {} of {}: {}", props.position, props.step_count, describe(step)),
+        None => format!("step 0 of {}: the start", props.step_count),
+    };
+    let rows = props.steps.iter().rev().map(|step| {
+        let on_action = props.on_action.clone();
+        let index = step.index;
+        let onclick = Callback::from(move |_| on_action.emit(Action::Seek(index)));
+        let is_current = step.index == props.position;
+        let reply = step
+            .output
+            .iter()
+            .map(|o| match &o.to {
+                Some(to) => o.text.lines().map(|l| format!("[{to}] {l}")).collect::<Vec<_>>().join("\n"),
+                None => o.text.clone(),
+            })
+            .collect::<Vec<_>>()
+            .join("\n");
+        html! {
+            <li key={step.index} class={classes!("step", is_current.then_some("current"), (!step.applied).then_some("undone"))}>
+                <button class="step-go" {onclick} aria-current={is_current.then_some("step")}
+                    title={if step.applied { "Go to the state after this step" } else { "Undone: go forward to this step" }}>
+                    <span class="n">{step.index}</span>
+                    <code>{describe(step)}</code>
+                </button>
+                if !reply.is_empty() {
+                    <pre class="step-reply">{reply}</pre>
+                }
+                if !step.changes.is_empty() {
+                    <ul class="changes">{ for step.changes.iter().map(|c| html! { <li>{c}</li> }) }</ul>
+                }
+            </li>
+        }
+    });
+    html! {
+        <section class="timeline" aria-labelledby="timeline-title">
+            <div class="timeline-bar">
+                <h2 id="timeline-title">{"Timeline"}</h2>
+                <button onclick={emit(Action::Undo)} disabled={props.position == 0} aria-label="Undo the last step">{"↶ Undo"}</button>
+                <button onclick={emit(Action::Redo)} disabled={props.position >= props.step_count} aria-label="Redo the next step">{"Redo ↷"}</button>
+                <label class="scrub">
+                    <span class="sr-only">{"Step"}</span>
+                    <input type="range" min="0" max={props.step_count.to_string()} value={props.position.to_string()}
+                        aria-valuetext={value_text.clone()} oninput={on_scrub} disabled={props.step_count == 0} />
+                </label>
+                <span class="position">{format!("{}/{}", props.position, props.step_count)}</span>
+            </div>
+            <p class="now-step">{value_text}</p>
+            if props.step_count == 0 {
+                <p class="empty">{"Each command, clock move and new connection becomes a step here."}</p>
+            } else {
+                <ol class="steps" reversed=true>{ for rows }</ol>
+            }
+        </section>
+    }
+}
