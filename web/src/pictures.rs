@@ -29,7 +29,7 @@ pub fn count(n: u64) -> String {
 
 /// A lag, or `nil`.
 pub fn lag_text(group: &GroupView) -> String {
-    group.lag.map_or_else(|| "nil".to_owned(), |l| l.to_string())
+    group.lag.map_or_else(|| "nil".to_owned(), count)
 }
 
 /// Arrow keys move between the entry cards of a rail (one tab stop per rail).
@@ -189,9 +189,9 @@ fn group(stream: &StreamView, group: &GroupView) -> Html {
             <h4><span class="cursor-mark" aria-hidden="true">{"▲"}</span>{format!(" group {}", group.name)}</h4>
             <p class="group-facts">
                 <span>{"last-delivered-id "}<code>{&group.last_delivered_id}</code></span>
-                <span>{"entries-read "}<code>{group.entries_read.map_or_else(|| "nil".to_owned(), |r| r.to_string())}</code></span>
+                <span>{"entries-read "}<code>{group.entries_read.map_or_else(|| "nil".to_owned(), count)}</code></span>
                 <span class={classes!(group.lag.is_none().then_some("nil"))}>{"lag "}<code>{lag_text(group)}</code></span>
-                <span>{"pending "}<code>{group.pending}</code></span>
+                <span>{"pending "}<code>{count(group.pending as u64)}</code></span>
                 if let Some(placed) = placed { <span class="placed">{format!("cursor {placed}")}</span> }
             </p>
             if let Some(reason) = &group.lag_reason {

@@ -55,6 +55,9 @@ pub struct AppState {
     pub history: Rc<Vec<String>>,
     /// The clock runs in real time.
     pub running: bool,
+    /// The last action was a tick of the running clock, so the next tick grows its step
+    /// (a clock move made by hand stays a step of its own).
+    ticking: bool,
     /// Pictures or tables.
     pub view: View,
     /// A message for the status line ("Link copied", an error restoring a link).
@@ -120,6 +123,7 @@ impl AppState {
             log: Rc::default(),
             history: Rc::new(history),
             running: false,
+            ticking: false,
             view: View::Pictures,
             notice: None,
         };
@@ -164,6 +168,7 @@ impl Reducible for AppState {
 
     fn reduce(self: Rc<Self>, action: Action) -> Rc<Self> {
         let mut next = (*self).clone();
+        let ticking = std::mem::replace(&mut next.ticking, matches!(action, Action::Tick(_)));
         match action {
             Action::Run(line) => next.run_line(&line),
             Action::RunAll(lines) => {
@@ -191,7 +196,7 @@ impl Reducible for AppState {
             }
             Action::Tick(ms) => {
                 let conn = next.snapshot.current.clone();
-                let output = next.lab.borrow_mut().advance(ms, true);
+                let output = next.lab.borrow_mut().advance(ms, ticking);
                 if !output.is_empty() {
                     next.note(conn, format!(":clock +{ms}"), output);
                 }
@@ -233,6 +238,10 @@ impl Reducible for AppState {
 mod tests {
     use super::*;
 
+    fn streamlab_protocol_epoch() -> i64 {
+        SessionSpec::default().clock
+    }
+
     fn state() -> Rc<AppState> {
         Rc::new(AppState::new(Playground::new(&SessionSpec::default()).unwrap(), Vec::new()))
     }
@@ -271,8 +280,9 @@ mod tests {
         let names: Vec<&str> = s.snapshot.connections.iter().map(|c| c.name.as_str()).collect();
         assert_eq!(names, vec!["alice", "bob", "carol", "dave"]);
         assert_eq!(s.snapshot.current, "dave");
-        let s = s.reduce(Action::Tick(250)).reduce(Action::Tick(250));
-        assert_eq!(s.step_count, 3);
+        let s = s.reduce(Action::Advance(100)).reduce(Action::Tick(250)).reduce(Action::Tick(250));
+        assert_eq!(s.step_count, 4);
+        assert_eq!(s.snapshot.now - streamlab_protocol_epoch(), 600);
         let s = s.reduce(Action::ClearConsole).reduce(Action::Reset);
         assert_eq!((s.step_count, s.log.len()), (0, 0));
     }
