@@ -78,9 +78,16 @@ export async function lastEntry(page) {
   return page.locator('.log .log-item').last().innerText();
 }
 
+/** Waits for the finite animations (cards arriving) to end. */
+export async function settle(page) {
+  await page.evaluate(() => Promise.all(document.getAnimations()
+    .filter((a) => a.effect?.getTiming().iterations !== Infinity).map((a) => a.finished)));
+}
+
 export async function screenshot(page, name) {
   await mkdir(shots, { recursive: true });
   const path = join(shots, name);
+  await settle(page);
   await page.screenshot({ path, fullPage: true });
   return path;
 }

@@ -1,0 +1,73 @@
+// The playground's budgets, measured and printed (not asserted: timings on a shared machine
+// are information, not a pass/fail test):
+//   - the app's wasm, gzipped (budget 350 KB);
+//   - first render in headless Chromium after the page starts loading (budget 500 ms);
+//   - a command plus re-render with a 100,000-entry stream (budget 16 ms).
+// Needs dist/ (cargo xtask dist). Run: node tests/browser/budget.mjs
+import { readFile } from 'node:fs/promises';
+import { gzipSync } from 'node:zlib';
+import { join } from 'node:path';
+import { dist, serveDist, open, type } from './harness.mjs';
+
+const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+const line = (name, value, budget, unit) =>
+  console.log(`budget: ${name.padEnd(50)} ${value.toFixed(1).padStart(8)} ${unit}   (budget ${budget} ${unit}${value <= budget ? ', within' : ', OVER'})`);
+
+const wasm = await readFile(join(dist, 'streamlab_bg.wasm'));
+const js = await readFile(join(dist, 'streamlab.js'));
+const wasmGz = gzipSync(wasm, { level: 9 }).length / 1000;
+const jsGz = gzipSync(js, { level: 9 }).length / 1000;
+
+const server = await serveDist();
+try {
+  // First render: performance.now() when the app's first render effect ran (ms since the
+  // navigation started), in fresh profiles.
+  const firsts = [];
+  const afterLoad = [];
+  for (let i = 0; i < 5; i++) {
+    const { page, context } = await open(server.url);
+    await page.waitForFunction(() => document.body.dataset.firstRenderMs && performance.getEntriesByType('navigation')[0].loadEventEnd > 0);
+    const [first, load] = await page.evaluate(() => [
+      Number(document.body.dataset.firstRenderMs),
+      performance.getEntriesByType('navigation')[0].loadEventEnd,
+    ]);
+    firsts.push(first);
+    afterLoad.push(Math.max(0, first - load));
+    await context.close();
+  }
+
+  // Commands against a 100,000-entry stream with a group and pending entries.
+  const log = 'XGROUP CREATE big workers 0\nXREADGROUP GROUP workers alice COUNT 50 STREAMS big >';
+  const started = Date.now();
+  const { page, context } = await open(server.url, { fragment: `fill=big%3A100000&log=${encodeURIComponent(log)}` });
+  const loadBig = Date.now() - started;
+  const commands = [
+    'XADD big * n x',
+    'XREADGROUP GROUP workers bob COUNT 1 STREAMS big >',
+    'XACK big workers 1-0',
+    'XCLAIM big workers bob 0 2-0',
+    'XLEN big',
+    'XPENDING big workers',
+  ];
+  const times = [];
+  for (let round = 0; round < 4; round++) {
+    for (const command of commands) {
+      await page.evaluate(() => delete document.body.dataset.commandMs);
+      await type(page, command);
+      await page.waitForFunction(() => document.body.dataset.commandMs);
+      times.push(Number(await page.evaluate(() => document.body.dataset.commandMs)));
+    }
+  }
+  await context.close();
+
+  console.log(`budget: wasm ${(wasm.length / 1024).toFixed(0)} KiB raw; JS glue ${jsGz.toFixed(1)} KB gzipped`);
+  line('app wasm, gzipped', wasmGz, 350, 'KB');
+  line('first render after the load event (median of 5)', median(afterLoad), 500, 'ms');
+  line('first render after navigation start (median of 5)', median(firsts), 500, 'ms');
+  console.log(`budget: first renders after navigation start: ${firsts.map((t) => t.toFixed(0)).join(', ')} ms; after load: ${afterLoad.map((t) => t.toFixed(0)).join(', ')} ms`);
+  console.log(`budget: page with a 100,000-entry stream ready in ${loadBig} ms (fill runs in the page)`);
+  line('command + re-render, 100k stream (median)', median(times), 16, 'ms');
+  console.log(`budget: command + re-render, 100k stream: worst ${Math.max(...times).toFixed(1)} ms of ${times.length}`);
+} finally {
+  await server.close();
+}
