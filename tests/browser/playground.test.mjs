@@ -235,6 +235,12 @@ test('a share link rebuilds the same session in a fresh browser, and export writ
     assert.equal(await page.locator('.pictures').innerText(), pictures);
     assert.equal(await page.locator('.tabs .tab.selected').innerText(), 'bob');
     assert.equal(await page.locator('.position').innerText(), '9/9');
+    // The link is consumed: work done after it survives a reload.
+    assert.equal(await page.evaluate(() => location.hash), '');
+    await type(page, 'XACK jobs workers 1-0');
+    await page.reload();
+    await page.waitForSelector('#console-input');
+    assert.equal(await page.locator('.position').innerText(), '10/10');
   });
 });
 

@@ -35,9 +35,10 @@ fn elapsed(ms: i64) -> String {
 #[component]
 pub fn App() -> Html {
     let state = use_reducer(initial_state);
-    let dispatch = {
-        let state = state.clone();
-        Callback::from(move |action: Action| state.dispatch(action))
+    // One callback for the app's lifetime, so memoized children see equal props.
+    let dispatch: Callback<Action> = {
+        let dispatcher = state.dispatcher();
+        (*use_memo((), move |_| Callback::from(move |action: Action| dispatcher.dispatch(action)))).clone()
     };
     let theme = use_state(page::load_theme);
     let panel = use_state(|| None::<&'static str>);
@@ -70,10 +71,14 @@ pub fn App() -> Html {
         // Opening another share link in this tab replaces the session.
         let dispatch = dispatch.clone();
         use_effect_with((), move |_| {
+            page::clear_fragment();
             let listener = gloo::events::EventListener::new(&gloo::utils::window(), "hashchange", move |_| {
                 let fragment = gloo::utils::window().location().hash().unwrap_or_default();
-                if let Ok(spec) = SessionSpec::parse(&fragment) {
-                    dispatch.emit(Action::Restore(spec));
+                if fragment.len() > 1 {
+                    if let Ok(spec) = SessionSpec::parse(&fragment) {
+                        dispatch.emit(Action::Restore(spec));
+                        page::clear_fragment();
+                    }
                 }
             });
             move || drop(listener)

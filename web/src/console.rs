@@ -43,6 +43,37 @@ fn common_prefix(words: &[String]) -> String {
     first[..len].to_owned()
 }
 
+#[derive(Properties)]
+struct LogItemProps {
+    log: Rc<Vec<LogEntry>>,
+    index: usize,
+    /// The entry's read is still waiting.
+    waiting: bool,
+}
+
+/// An entry re-renders only when it changes, not whenever a line is added.
+impl PartialEq for LogItemProps {
+    fn eq(&self, other: &Self) -> bool {
+        self.waiting == other.waiting && self.log.get(self.index) == other.log.get(other.index)
+    }
+}
+
+#[component]
+fn LogItem(props: &LogItemProps) -> Html {
+    let Some(entry) = props.log.get(props.index) else { return html! {} };
+    html! {
+        <div class="log-item">
+            <pre class="in"><span class="prompt">{format!("{}> ", entry.conn)}</span>{&entry.line}</pre>
+            { for entry.output.iter().map(|output| html! { <pre class={classes!("out", output.kind)}>{output.display()}</pre> }) }
+            if props.waiting {
+                <p class="waiting"><span class="spinner" aria-hidden="true"></span>{format!("{} is waiting: served when another connection adds data, or when its timeout passes on the clock", entry.conn)}</p>
+            } else if entry.blocked {
+                <p class="served">{"(was waiting; its reply appears where it was served, marked ["}{&entry.conn}{"])"}</p>
+            }
+        </div>
+    }
+}
+
 #[component]
 pub fn Console(props: &ConsoleProps) -> Html {
     let input = use_state(String::new);
@@ -186,25 +217,8 @@ pub fn Console(props: &ConsoleProps) -> Html {
         .filter(|c| c.blocked.is_some())
         .filter_map(|c| props.log.iter().rposition(|entry| entry.blocked && entry.conn == c.name))
         .collect();
-    let entries = props.log.iter().enumerate().map(|(index, entry)| {
-        let outputs = entry.output.iter().map(|output| {
-            let text = match &output.to {
-                Some(to) => output.text.lines().map(|l| format!("[{to}] {l}")).collect::<Vec<_>>().join("\n"),
-                None => output.text.clone(),
-            };
-            html! { <pre class={classes!("out", output.kind)}>{text}</pre> }
-        });
-        html! {
-            <div class="log-item" key={index}>
-                <pre class="in"><span class="prompt">{format!("{}> ", entry.conn)}</span>{&entry.line}</pre>
-                { for outputs }
-                if waiting.contains(&index) {
-                    <p class="waiting"><span class="spinner" aria-hidden="true"></span>{format!("{} is waiting: served when another connection adds data, or when its timeout passes on the clock", entry.conn)}</p>
-                } else if entry.blocked {
-                    <p class="served">{"(was waiting; its reply appears where it was served, marked ["}{&entry.conn}{"])"}</p>
-                }
-            </div>
-        }
+    let entries = (0..props.log.len()).map(|index| {
+        html! { <LogItem key={index} log={props.log.clone()} {index} waiting={waiting.contains(&index)} /> }
     });
 
     let hint = syntax_hint(&input).unwrap_or_default();

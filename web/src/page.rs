@@ -71,6 +71,20 @@ pub fn share_url(fragment: &str) -> String {
     url
 }
 
+/// Takes the fragment out of the address bar once the session it described is loaded, so a
+/// reload restores the session as saved since rather than the link's starting point.
+pub fn clear_fragment() {
+    let window = gloo::utils::window();
+    let location = window.location();
+    if location.hash().unwrap_or_default().len() <= 1 {
+        return;
+    }
+    let url = format!("{}{}", location.pathname().unwrap_or_default(), location.search().unwrap_or_default());
+    if let Ok(history) = window.history() {
+        let _ = history.replace_state_with_url(&wasm_bindgen::JsValue::NULL, "", Some(&url));
+    }
+}
+
 /// Copies text to the clipboard when the page may (a secure context); says whether it tried.
 pub fn copy(text: &str) -> bool {
     let clipboard = gloo::utils::window().navigator().clipboard();

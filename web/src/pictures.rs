@@ -4,7 +4,7 @@
 use std::rc::Rc;
 
 use streamlab_wasm::diff::duration;
-use streamlab_wasm::view::{ConsumerView, EntryView, GroupView, RailItem, SnapshotView, StreamView};
+use streamlab_wasm::view::{ConsumerView, EntryView, GroupView, NodeView, RailItem, SnapshotView, StreamView};
 use wasm_bindgen::JsCast;
 use web_sys::{Element, HtmlElement};
 use yew::prelude::*;
@@ -95,23 +95,53 @@ fn entry_card(entry: &EntryView, first: bool) -> Html {
     }
 }
 
-fn rail(stream: &StreamView) -> Html {
-    let mut first = true;
-    let items = stream.rail.iter().map(|item| match item {
-        RailItem::Node(node) => {
-            let label = format!("node {}: {} live, {} deleted", node.master_id, node.live, node.deleted);
-            let cards = node.entries.iter().map(|e| {
-                let card = entry_card(e, first);
-                first = false;
-                card
-            });
-            html! {
-                <li class="node" key={node.master_id.clone()}>
-                    <span class="node-label" aria-hidden="true">{format!("node {}", node.master_id)}</span>
-                    <ul class="cards" aria-label={label}>{ for cards }</ul>
-                </li>
-            }
+#[derive(Properties)]
+struct NodeProps {
+    snapshot: Rc<SnapshotView>,
+    stream: usize,
+    item: usize,
+    /// The node holds the rail's first card, its tab stop.
+    first: bool,
+}
+
+impl NodeProps {
+    fn node(&self) -> Option<&NodeView> {
+        match self.snapshot.streams.get(self.stream)?.rail.get(self.item)? {
+            RailItem::Node(node) => Some(node),
+            RailItem::Collapsed(_) => None,
         }
+    }
+}
+
+/// A node re-renders only when its own entries change, so a command on a big stream redraws
+/// the tail, not the whole rail.
+impl PartialEq for NodeProps {
+    fn eq(&self, other: &Self) -> bool {
+        self.first == other.first && self.node() == other.node()
+    }
+}
+
+#[component]
+fn NodeBox(props: &NodeProps) -> Html {
+    let Some(node) = props.node() else { return html! {} };
+    let label = format!("node {}: {} live, {} deleted", node.master_id, node.live, node.deleted);
+    html! {
+        <li class="node">
+            <span class="node-label" aria-hidden="true">{format!("node {}", node.master_id)}</span>
+            <ul class="cards" aria-label={label}>
+                { for node.entries.iter().enumerate().map(|(i, e)| entry_card(e, props.first && i == 0)) }
+            </ul>
+        </li>
+    }
+}
+
+fn rail(snapshot: &Rc<SnapshotView>, index: usize) -> Html {
+    let stream = &snapshot.streams[index];
+    let first_node = stream.rail.iter().position(|item| matches!(item, RailItem::Node(_)));
+    let items = stream.rail.iter().enumerate().map(|(item, rail_item)| match rail_item {
+        RailItem::Node(node) => html! {
+            <NodeBox key={node.master_id.clone()} snapshot={snapshot.clone()} stream={index} {item} first={first_node == Some(item)} />
+        },
         RailItem::Collapsed(block) => html! {
             <li class="block" key={format!("block-{}", block.first_id)}>
                 <strong>{format!("{} nodes", count(block.nodes as u64))}</strong>
@@ -206,7 +236,8 @@ fn group(stream: &StreamView, group: &GroupView) -> Html {
     }
 }
 
-fn stream(stream: &StreamView) -> Html {
+fn stream(snapshot: &Rc<SnapshotView>, index: usize) -> Html {
+    let stream = &snapshot.streams[index];
     html! {
         <article class="stream" key={stream.key.clone()} aria-label={format!("stream {}", stream.key)}>
             <h3>{"Stream "}<code>{&stream.key}</code></h3>
@@ -219,7 +250,7 @@ fn stream(stream: &StreamView) -> Html {
                 <div><dt>{"nodes"}</dt><dd>{count(stream.node_count as u64)}</dd></div>
                 <div><dt>{"tombstones"}</dt><dd>{count(stream.tombstones)}</dd></div>
             </dl>
-            {rail(stream)}
+            {rail(snapshot, index)}
             { for stream.groups.iter().map(|g| group(stream, g)) }
         </article>
     }
@@ -235,7 +266,7 @@ pub fn Pictures(props: &PicturesProps) -> Html {
                 <p class="empty">{"No streams yet. "}<code>{"XADD jobs * type email"}</code>{" makes one; "}
                 <code>{"XGROUP CREATE jobs workers $ MKSTREAM"}</code>{" makes one with a group."}</p>
             }
-            { for snapshot.streams.iter().map(stream) }
+            { for (0..snapshot.streams.len()).map(|i| stream(snapshot, i)) }
             if !snapshot.channels.is_empty() || !receivers.is_empty() {
                 <article class="pubsub" aria-label="Pub/Sub">
                     <h3>{"Pub/Sub"}</h3>

@@ -10,6 +10,9 @@ use yew::Reducible;
 /// How many console lines of history ↑/↓ keeps.
 pub const HISTORY_KEPT: usize = 200;
 
+/// How many console entries the scrollback keeps.
+pub const LOG_KEPT: usize = 500;
+
 /// How many steps the timeline lists around the current one.
 pub const STEPS_LISTED: usize = 60;
 
@@ -155,11 +158,14 @@ impl AppState {
             let excess = history.len().saturating_sub(HISTORY_KEPT);
             history.drain(..excess);
         }
-        Rc::make_mut(&mut self.log).push(LogEntry { conn, line: line.to_owned(), output, blocked });
+        self.note(conn, line.to_owned(), output, blocked);
     }
 
-    fn note(&mut self, conn: String, line: String, output: Vec<OutputView>) {
-        Rc::make_mut(&mut self.log).push(LogEntry { conn, line, output, blocked: false });
+    fn note(&mut self, conn: String, line: String, output: Vec<OutputView>, blocked: bool) {
+        let log = Rc::make_mut(&mut self.log);
+        log.push(LogEntry { conn, line, output, blocked });
+        let excess = log.len().saturating_sub(LOG_KEPT);
+        log.drain(..excess);
     }
 }
 
@@ -191,14 +197,14 @@ impl Reducible for AppState {
                 let conn = next.snapshot.current.clone();
                 let output = next.lab.borrow_mut().advance(ms, false);
                 if !output.is_empty() {
-                    next.note(conn, format!(":clock +{ms}"), output);
+                    next.note(conn, format!(":clock +{ms}"), output, false);
                 }
             }
             Action::Tick(ms) => {
                 let conn = next.snapshot.current.clone();
                 let output = next.lab.borrow_mut().advance(ms, ticking);
                 if !output.is_empty() {
-                    next.note(conn, format!(":clock +{ms}"), output);
+                    next.note(conn, format!(":clock +{ms}"), output, false);
                 }
             }
             Action::SetRunning(running) => next.running = running,

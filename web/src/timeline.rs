@@ -3,7 +3,7 @@
 
 use std::rc::Rc;
 
-use streamlab_wasm::StepView;
+use streamlab_wasm::{OutputView, StepView};
 use yew::prelude::*;
 
 use crate::state::Action;
@@ -14,6 +14,55 @@ pub struct TimelineProps {
     pub step_count: usize,
     pub position: usize,
     pub on_action: Callback<Action>,
+}
+
+/// A step as the timeline names it: `alice> XADD ...`, or the meta-command.
+fn describe(step: &StepView) -> String {
+    match &step.conn {
+        Some(conn) if !step.line.starts_with(':') => format!("{conn}> {}", step.line),
+        _ => step.line.clone(),
+    }
+}
+
+#[derive(Properties)]
+struct StepProps {
+    steps: Rc<Vec<StepView>>,
+    index: usize,
+    current: bool,
+    on_action: Callback<Action>,
+}
+
+/// A row re-renders only when its own step changes (they rarely do).
+impl PartialEq for StepProps {
+    fn eq(&self, other: &Self) -> bool {
+        self.current == other.current
+            && self.on_action == other.on_action
+            && self.steps.get(self.index) == other.steps.get(other.index)
+    }
+}
+
+#[component]
+fn StepRow(props: &StepProps) -> Html {
+    let Some(step) = props.steps.get(props.index) else { return html! {} };
+    let on_action = props.on_action.clone();
+    let index = step.index;
+    let onclick = Callback::from(move |_| on_action.emit(Action::Seek(index)));
+    let reply = step.output.iter().map(OutputView::display).collect::<Vec<_>>().join("\n");
+    html! {
+        <li class={classes!("step", props.current.then_some("current"), (!step.applied).then_some("undone"))}>
+            <button class="step-go" {onclick} aria-current={props.current.then_some("step")}
+                title={if step.applied { "Go to the state after this step" } else { "Undone: go forward to this step" }}>
+                <span class="n">{step.index}</span>
+                <code>{describe(step)}</code>
+            </button>
+            if !reply.is_empty() {
+                <pre class="step-reply">{reply}</pre>
+            }
+            if !step.changes.is_empty() {
+                <ul class="changes">{ for step.changes.iter().map(|c| html! { <li>{c}</li> }) }</ul>
+            }
+        </li>
+    }
 }
 
 #[component]
@@ -32,42 +81,15 @@ pub fn Timeline(props: &TimelineProps) -> Html {
         })
     };
     let current = props.steps.iter().find(|s| s.index == props.position);
-    let describe = |step: &StepView| match &step.conn {
-        Some(conn) if !step.line.starts_with(':') => format!("{conn}> {}", step.line),
-        _ => step.line.clone(),
-    };
     let value_text = match current {
         Some(step) => format!("step {} of {}: {}", props.position, props.step_count, describe(step)),
         None => format!("step 0 of {}: the start", props.step_count),
     };
-    let rows = props.steps.iter().rev().map(|step| {
-        let on_action = props.on_action.clone();
-        let index = step.index;
-        let onclick = Callback::from(move |_| on_action.emit(Action::Seek(index)));
-        let is_current = step.index == props.position;
-        let reply = step
-            .output
-            .iter()
-            .map(|o| match &o.to {
-                Some(to) => o.text.lines().map(|l| format!("[{to}] {l}")).collect::<Vec<_>>().join("\n"),
-                None => o.text.clone(),
-            })
-            .collect::<Vec<_>>()
-            .join("\n");
+    let rows = (0..props.steps.len()).rev().map(|index| {
+        let step = &props.steps[index];
         html! {
-            <li key={step.index} class={classes!("step", is_current.then_some("current"), (!step.applied).then_some("undone"))}>
-                <button class="step-go" {onclick} aria-current={is_current.then_some("step")}
-                    title={if step.applied { "Go to the state after this step" } else { "Undone: go forward to this step" }}>
-                    <span class="n">{step.index}</span>
-                    <code>{describe(step)}</code>
-                </button>
-                if !reply.is_empty() {
-                    <pre class="step-reply">{reply}</pre>
-                }
-                if !step.changes.is_empty() {
-                    <ul class="changes">{ for step.changes.iter().map(|c| html! { <li>{c}</li> }) }</ul>
-                }
-            </li>
+            <StepRow key={step.index} steps={props.steps.clone()} {index}
+                current={step.index == props.position} on_action={props.on_action.clone()} />
         }
     });
     html! {

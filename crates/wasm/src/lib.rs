@@ -37,6 +37,15 @@ pub struct OutputView {
 }
 
 impl OutputView {
+    /// The text as a console prints it: `[NAME] ` before each line that reached another
+    /// connection.
+    pub fn display(&self) -> String {
+        match &self.to {
+            Some(to) => self.text.lines().map(|line| format!("[{to}] {line}")).collect::<Vec<_>>().join("\n"),
+            None => self.text.clone(),
+        }
+    }
+
     fn reply(to: Option<String>, reply: &Reply) -> OutputView {
         let kind = if matches!(reply, Reply::Error(_)) { "error" } else { "reply" };
         OutputView { to, text: format_reply(reply), kind }
