@@ -118,6 +118,9 @@ test('group cursors and PEL lanes follow reads, claims, acks and deletes', async
     assert.match(await page.locator('.group-facts').innerText(), /last-delivered-id 3-0.*entries-read 3.*lag 1.*pending 3/s);
 
     await type(page, 'XCLAIM jobs workers bob 1000 1-0');
+    // The claimed card slides from alice's lane to bob's.
+    const moved = lane('bob').locator('.pel-card[data-key="jobs/workers/1-0"]');
+    assert.equal(await moved.evaluate((e) => e.style.transition), 'transform 450ms');
     assert.deepEqual(await cards('alice'), ['2-0']);
     assert.deepEqual(await cards('bob'), ['1-0', '3-0']);
     assert.match(await lane('bob').locator('.pel-card').first().innerText(), /×2/);

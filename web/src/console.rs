@@ -83,13 +83,17 @@ pub fn Console(props: &ConsoleProps) -> Html {
     let log_ref = use_node_ref();
     let input_ref = use_node_ref();
 
-    // Keep the newest output in view.
+    // Keep the newest output in view, scrolling in the next animation frame, when the page is
+    // laid out anyway (reading the height at once would force an extra layout per command).
+    let scroll_frame = use_mut_ref(|| None::<gloo::render::AnimationFrame>);
     {
         let log_ref = log_ref.clone();
         use_effect_with(props.log.len(), move |_| {
-            if let Some(log) = log_ref.cast::<web_sys::Element>() {
-                log.set_scroll_top(log.scroll_height());
-            }
+            *scroll_frame.borrow_mut() = Some(gloo::render::request_animation_frame(move |_| {
+                if let Some(log) = log_ref.cast::<web_sys::Element>() {
+                    log.set_scroll_top(log.scroll_height());
+                }
+            }));
         });
     }
 

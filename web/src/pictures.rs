@@ -1,6 +1,7 @@
 //! The pictures: pure functions of a snapshot. A stream is a rail of entry cards grouped by
 //! node; a group is a cursor on the rail; a consumer is a lane of the cards it owns in the PEL.
 
+use std::collections::HashMap;
 use std::rc::Rc;
 
 use streamlab_wasm::diff::duration;
@@ -168,7 +169,9 @@ fn drawn(stream: &StreamView, id: &str) -> bool {
     stream.rail.iter().any(|item| matches!(item, RailItem::Node(n) if n.entries.iter().any(|e| e.id == id)))
 }
 
-fn lane(consumer: &ConsumerView) -> Html {
+/// A consumer's lane; `group_key` names its stream and group, so a card keeps its identity
+/// when a claim moves it to another lane of the same group.
+fn lane(group_key: &str, consumer: &ConsumerView) -> Html {
     let seen = format!("seen {} ago", duration(consumer.seen_ago));
     let active =
         consumer.active_ago.map_or_else(|| "never active".to_owned(), |a| format!("active {} ago", duration(a)));
@@ -182,7 +185,8 @@ fn lane(consumer: &ConsumerView) -> Html {
             if p.deleted { ", its entry is gone from the stream" } else { "" }
         );
         html! {
-            <li key={p.id.clone()} class={classes!("pel-card", p.deleted.then_some("deleted"))} aria-label={label}>
+            <li key={p.id.clone()} class={classes!("pel-card", p.deleted.then_some("deleted"))} aria-label={label}
+                data-key={format!("{group_key}/{}", p.id)}>
                 <span class="id">{&p.id}</span>
                 <span class="count">{format!("×{}", p.delivery_count)}</span>
                 <span class="idle">{duration(p.idle)}</span>
@@ -230,7 +234,7 @@ fn group(stream: &StreamView, group: &GroupView) -> Html {
             if group.consumers.is_empty() {
                 <p class="none">{"No consumers yet: XREADGROUP creates them."}</p>
             } else {
-                <ol class="lanes">{ for group.consumers.iter().map(lane) }</ol>
+                <ol class="lanes">{ for group.consumers.iter().map(|c| lane(&format!("{}/{}", stream.key, group.name), c)) }</ol>
             }
         </section>
     }
@@ -256,9 +260,115 @@ fn stream(snapshot: &Rc<SnapshotView>, index: usize) -> Html {
     }
 }
 
+/// At most this many PEL cards are measured to animate claims; beyond, claims just happen.
+const ANIMATED_CARDS: u32 = 200;
+
+/// What the claim animation remembers between renders.
+#[derive(Default)]
+struct Flip {
+    /// Where each PEL card was last drawn (page coordinates), by `stream/group/id`.
+    places: HashMap<String, (f64, f64)>,
+    /// Which consumer owned each card.
+    owners: HashMap<String, String>,
+    /// The pending measurement of the places.
+    frame: Option<gloo::render::AnimationFrame>,
+}
+
+/// Every PEL card's key and owner, from the snapshot.
+fn owners(snapshot: &SnapshotView) -> HashMap<String, String> {
+    let mut owners = HashMap::new();
+    for stream in &snapshot.streams {
+        for group in &stream.groups {
+            for consumer in &group.consumers {
+                for p in &consumer.pending {
+                    owners.insert(format!("{}/{}/{}", stream.key, group.name, p.id), consumer.name.clone());
+                }
+            }
+        }
+    }
+    owners
+}
+
+fn page_offset() -> (f64, f64) {
+    let window = gloo::utils::window();
+    (window.scroll_x().unwrap_or(0.0), window.scroll_y().unwrap_or(0.0))
+}
+
+fn card(key: &str) -> Option<HtmlElement> {
+    let selector = format!(".pel-card[data-key=\"{}\"]", key.replace('\\', "\\\\").replace('"', "\\\""));
+    gloo::utils::document().query_selector(&selector).ok().flatten().and_then(|e| e.dyn_into().ok())
+}
+
+/// Where the PEL cards are, read in an animation frame, when the browser lays the page out
+/// anyway (reading earlier would force an extra layout on every command).
+fn measure_places() -> HashMap<String, (f64, f64)> {
+    let mut places = HashMap::new();
+    let Ok(cards) = gloo::utils::document().query_selector_all(".pel-card[data-key]") else { return places };
+    if cards.length() > ANIMATED_CARDS {
+        return places;
+    }
+    let (sx, sy) = page_offset();
+    for i in 0..cards.length() {
+        let Some(card) = cards.get(i).and_then(|n| n.dyn_into::<Element>().ok()) else { continue };
+        if let Some(key) = card.get_attribute("data-key") {
+            let rect = card.get_bounding_client_rect();
+            places.insert(key, (rect.left() + sx, rect.top() + sy));
+        }
+    }
+    places
+}
+
+/// Slides the cards that changed owner (claims) from their old lane to the new one (FLIP).
+/// Reduced motion turns the transition off in the style sheet.
+fn slide(keys: &[String], places: &HashMap<String, (f64, f64)>) {
+    let (sx, sy) = page_offset();
+    let moved: Vec<(HtmlElement, f64, f64)> = keys
+        .iter()
+        .filter_map(|key| {
+            let (x, y) = *places.get(key)?;
+            let card = card(key)?;
+            let rect = card.get_bounding_client_rect();
+            Some((card, x - rect.left() - sx, y - rect.top() - sy))
+        })
+        .collect();
+    for (card, dx, dy) in &moved {
+        let style = card.style();
+        let _ = style.set_property("animation", "none");
+        let _ = style.set_property("transition", "none");
+        let _ = style.set_property("transform", &format!("translate({dx}px, {dy}px)"));
+    }
+    if let Some((card, _, _)) = moved.first() {
+        let _ = card.offset_width(); // apply the start positions before transitioning
+    }
+    for (card, _, _) in &moved {
+        let style = card.style();
+        let _ = style.set_property("transition", "transform 450ms ease");
+        let _ = style.set_property("transform", "");
+    }
+}
+
 #[component]
 pub fn Pictures(props: &PicturesProps) -> Html {
     let snapshot = &props.snapshot;
+    let flip = use_mut_ref(Flip::default);
+    use_effect_with(props.snapshot.clone(), move |snapshot| {
+        let now = owners(snapshot);
+        let claimed: Vec<String> = {
+            let flip = flip.borrow();
+            now.iter()
+                .filter(|(k, o)| flip.owners.get(*k).is_some_and(|was| was != *o))
+                .map(|(k, _)| k.clone())
+                .collect()
+        };
+        if !claimed.is_empty() {
+            slide(&claimed, &flip.borrow().places);
+        }
+        let measured = flip.clone();
+        let frame = gloo::render::request_animation_frame(move |_| measured.borrow_mut().places = measure_places());
+        let mut flip = flip.borrow_mut();
+        flip.owners = now;
+        flip.frame = Some(frame);
+    });
     let receivers: Vec<_> = snapshot.connections.iter().filter(|c| !c.messages.is_empty()).collect();
     html! {
         <div class="pictures">

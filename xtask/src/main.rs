@@ -90,7 +90,8 @@ fn ensure_wasm_target() -> Result<(), String> {
 }
 
 /// Builds the app for the browser and writes the static site to `dist/`: the page, its style
-/// sheet, and the wasm-bindgen output. Returns the directory.
+/// sheet, and the wasm-bindgen output. Returns the directory. With `STREAMLAB_KEEP_NAMES` set,
+/// the wasm keeps its function names, for reading browser profiles.
 fn dist() -> Result<PathBuf, String> {
     ensure_wasm_target()?;
     run(
@@ -110,7 +111,7 @@ fn dist() -> Result<PathBuf, String> {
         .web(true)
         .map_err(|e| format!("wasm-bindgen: {e}"))?
         .typescript(false)
-        .remove_name_section(true)
+        .remove_name_section(std::env::var_os("STREAMLAB_KEEP_NAMES").is_none())
         .remove_producers_section(true)
         .generate(&out)
         .map_err(|e| format!("wasm-bindgen: {e:#}"))?;
