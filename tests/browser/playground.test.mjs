@@ -68,6 +68,7 @@ test('the console answers like redis-cli, with errors in red, help, hints, compl
     // The syntax hint follows the typed words.
     await page.fill('#console-input', 'XREADGROUP GROUP workers ');
     assert.match(await page.locator('.ghost .hint').innerText(), /^consumer \[COUNT count\]/);
+    await screenshot(page, 'console-hint.png');
     // Tab completes a command name, then a keyword.
     await page.fill('#console-input', 'xreadg');
     await page.press('#console-input', 'Tab');
@@ -168,6 +169,7 @@ test('connection tabs keep their own state; a blocked read waits and completes w
     await type(page, 'XADD jobs 1-0 type email');
     assert.equal(await lastEntry(page), 'alice> XADD jobs 1-0 type email\nQUEUED');
     assert.match(await page.locator('.tabs .tab', { hasText: 'alice' }).innerText(), /MULTI 1 queued/);
+    await screenshot(page, 'tabs-waiting-multi.png');
     await type(page, 'EXEC');
     const served = await lastEntry(page);
     assert.match(served, /\[bob\] 1\) 1\) "jobs"/);
@@ -198,6 +200,14 @@ test('undo, redo, the scrubber and the clock move the pictures through time', as
     await page.click('button[aria-label="Undo the last step"]');
     assert.equal(await page.locator('.lane').count(), 1, 'bob is gone before his read');
     assert.equal(await page.locator('.position').innerText(), '7/10');
+    // The list scrolls to the current step.
+    await page.waitForFunction(() => {
+      const list = document.querySelector('.steps').getBoundingClientRect();
+      const current = document.querySelector('.step.current').getBoundingClientRect();
+      return current.top >= list.top && current.bottom <= list.bottom;
+    });
+    assert.deepEqual(await axe(page), []);
+    await screenshot(page, 'timeline-undone.png');
     await page.click('button[aria-label="Redo the next step"]');
     assert.equal(await page.locator('.lane').count(), 2);
     // The scrubber seeks anywhere; the step list says what the step did.

@@ -266,7 +266,7 @@ pub fn Console(props: &ConsoleProps) -> Html {
                         {oninput} {onkeydown} {onpaste} />
                 </div>
             </form>
-            <p id="syntax-hint" class="sr-only">{ if hint.is_empty() { String::new() } else { format!("Syntax:{hint}") } }</p>
+            <p id="syntax-hint" class="syntax-line">{ if hint.is_empty() { String::new() } else { format!("{}{hint}", *input) } }</p>
             if !offered.is_empty() {
                 <p class="offered" aria-live="polite">{"Completions: "}{offered.join("  ")}</p>
             }

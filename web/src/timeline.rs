@@ -3,7 +3,8 @@
 
 use std::rc::Rc;
 
-use streamlab_wasm::{OutputView, StepView};
+use streamlab_wasm::StepView;
+use wasm_bindgen::JsCast;
 use yew::prelude::*;
 
 use crate::state::Action;
@@ -47,7 +48,6 @@ fn StepRow(props: &StepProps) -> Html {
     let on_action = props.on_action.clone();
     let index = step.index;
     let onclick = Callback::from(move |_| on_action.emit(Action::Seek(index)));
-    let reply = step.output.iter().map(OutputView::display).collect::<Vec<_>>().join("\n");
     html! {
         <li class={classes!("step", props.current.then_some("current"), (!step.applied).then_some("undone"))}>
             <button class="step-go" {onclick} aria-current={props.current.then_some("step")}
@@ -55,9 +55,7 @@ fn StepRow(props: &StepProps) -> Html {
                 <span class="n">{step.index}</span>
                 <code>{describe(step)}</code>
             </button>
-            if !reply.is_empty() {
-                <pre class="step-reply">{reply}</pre>
-            }
+            { for step.output.iter().map(|o| html! { <pre class={classes!("step-reply", o.kind)}>{o.display()}</pre> }) }
             if !step.changes.is_empty() {
                 <ul class="changes">{ for step.changes.iter().map(|c| html! { <li>{c}</li> }) }</ul>
             }
@@ -67,6 +65,24 @@ fn StepRow(props: &StepProps) -> Html {
 
 #[component]
 pub fn Timeline(props: &TimelineProps) -> Html {
+    // Keep the current step in view inside the list (in the next frame, once laid out).
+    let list_ref = use_node_ref();
+    let frame = use_mut_ref(|| None::<gloo::render::AnimationFrame>);
+    {
+        let list_ref = list_ref.clone();
+        use_effect_with(props.position, move |_| {
+            *frame.borrow_mut() = Some(gloo::render::request_animation_frame(move |_| {
+                let Some(list) = list_ref.cast::<web_sys::HtmlElement>() else { return };
+                let Ok(Some(current)) = list.query_selector(".step.current") else { return };
+                let Ok(current) = current.dyn_into::<web_sys::HtmlElement>() else { return };
+                let (top, bottom) = (current.offset_top(), current.offset_top() + current.offset_height());
+                let (view_top, view_bottom) = (list.scroll_top(), list.scroll_top() + list.client_height());
+                if top < view_top || bottom > view_bottom {
+                    list.set_scroll_top(top - list.client_height() / 3);
+                }
+            }));
+        });
+    }
     let emit = |action: Action| {
         let on_action = props.on_action.clone();
         Callback::from(move |_: MouseEvent| on_action.emit(action.clone()))
@@ -109,7 +125,7 @@ pub fn Timeline(props: &TimelineProps) -> Html {
             if props.step_count == 0 {
                 <p class="empty">{"Each command, clock move and new connection becomes a step here."}</p>
             } else {
-                <ol class="steps" reversed=true>{ for rows }</ol>
+                <ol class="steps" reversed=true ref={list_ref}>{ for rows }</ol>
             }
         </section>
     }
