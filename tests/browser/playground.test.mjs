@@ -237,6 +237,10 @@ test('a share link rebuilds the same session in a fresh browser, and export writ
     url = await page.inputValue('#share-url');
     assert.ok(url.includes('#profile=redis-8.2&clock=1700000000000&log='), url);
     assert.equal(await page.evaluate(() => location.href), url);
+    // The panel's link follows the session; the address bar lets go of it once it changes.
+    await type(page, 'XLEN jobs');
+    assert.equal(await page.evaluate(() => location.hash), '');
+    await page.click('button[aria-label="Undo the last step"]');
     pictures = await page.locator('.pictures').innerText();
     await page.click('button:has-text("Export")');
     const script = await page.inputValue('#export-text');

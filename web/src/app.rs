@@ -43,13 +43,16 @@ pub fn App() -> Html {
     let theme = use_state(page::load_theme);
     let panel = use_state(|| None::<&'static str>);
 
-    // Save the session and time the render after every change.
+    // Save the session and time the render after every change. A fragment in the address bar
+    // (a link just opened or shared) no longer describes the session once it changes, so it
+    // goes: a reload then restores the saved session.
     let first = use_mut_ref(|| true);
     {
         let state = state.clone();
         use_effect_with(state.version, move |_| {
             let fragment = state.lab.borrow().spec().to_fragment();
             page::save_session(&fragment);
+            page::clear_fragment();
             page::record_render(std::mem::replace(&mut *first.borrow_mut(), false));
         });
     }
@@ -71,7 +74,6 @@ pub fn App() -> Html {
         // Opening another share link in this tab replaces the session.
         let dispatch = dispatch.clone();
         use_effect_with((), move |_| {
-            page::clear_fragment();
             let listener = gloo::events::EventListener::new(&gloo::utils::window(), "hashchange", move |_| {
                 let fragment = gloo::utils::window().location().hash().unwrap_or_default();
                 if fragment.len() > 1 {
@@ -91,7 +93,8 @@ pub fn App() -> Html {
         let state = state.clone();
         let panel = panel.clone();
         Callback::from(move |_| {
-            let url = page::share_url(&state.lab.borrow().spec().to_fragment());
+            let url = page::url_with(&state.lab.borrow().spec().to_fragment());
+            page::show_url(&url);
             page::copy(&url);
             panel.set(Some("share"));
             state.dispatch(Action::Notice(Some("Share link copied and put in the address bar".into())));
@@ -118,7 +121,7 @@ pub fn App() -> Html {
     };
     let panel_body = match *panel {
         Some("share") => {
-            let url = page::share_url(&state.lab.borrow().spec().to_fragment());
+            let url = page::url_with(&state.lab.borrow().spec().to_fragment());
             html! {
                 <section class="panel" aria-labelledby="share-title">
                     <h2 id="share-title">{"Share"}</h2>

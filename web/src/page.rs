@@ -53,22 +53,22 @@ pub fn apply_theme(theme: &str) {
     }
 }
 
-/// The page's address with `fragment`, and the fragment put into the address bar without
-/// adding a history entry.
-pub fn share_url(fragment: &str) -> String {
-    let window = gloo::utils::window();
-    let location = window.location();
-    let base = format!(
-        "{}{}{}",
+/// The page's address with `fragment`.
+pub fn url_with(fragment: &str) -> String {
+    let location = gloo::utils::window().location();
+    format!(
+        "{}{}{}#{fragment}",
         location.origin().unwrap_or_default(),
         location.pathname().unwrap_or_default(),
         location.search().unwrap_or_default()
-    );
-    let url = format!("{base}#{fragment}");
-    if let Ok(history) = window.history() {
-        let _ = history.replace_state_with_url(&wasm_bindgen::JsValue::NULL, "", Some(&url));
+    )
+}
+
+/// Puts an address of this page into the address bar without adding a history entry.
+pub fn show_url(url: &str) {
+    if let Ok(history) = gloo::utils::window().history() {
+        let _ = history.replace_state_with_url(&wasm_bindgen::JsValue::NULL, "", Some(url));
     }
-    url
 }
 
 /// Takes the fragment out of the address bar once the session it described is loaded, so a
@@ -79,17 +79,13 @@ pub fn clear_fragment() {
     if location.hash().unwrap_or_default().len() <= 1 {
         return;
     }
-    let url = format!("{}{}", location.pathname().unwrap_or_default(), location.search().unwrap_or_default());
-    if let Ok(history) = window.history() {
-        let _ = history.replace_state_with_url(&wasm_bindgen::JsValue::NULL, "", Some(&url));
-    }
+    show_url(&format!("{}{}", location.pathname().unwrap_or_default(), location.search().unwrap_or_default()));
 }
 
-/// Copies text to the clipboard when the page may (a secure context); says whether it tried.
-pub fn copy(text: &str) -> bool {
-    let clipboard = gloo::utils::window().navigator().clipboard();
-    let _promise = clipboard.write_text(text);
-    true
+/// Copies text to the clipboard (where the page may: the promise's failure is ignored, the
+/// link is shown for copying by hand anyway).
+pub fn copy(text: &str) {
+    let _promise = gloo::utils::window().navigator().clipboard().write_text(text);
 }
 
 /// Milliseconds since the page started loading.

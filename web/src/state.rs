@@ -175,7 +175,7 @@ impl Reducible for AppState {
     fn reduce(self: Rc<Self>, action: Action) -> Rc<Self> {
         let mut next = (*self).clone();
         let ticking = std::mem::replace(&mut next.ticking, matches!(action, Action::Tick(_)));
-        match action {
+        match action.clone() {
             Action::Run(line) => next.run_line(&line),
             Action::RunAll(lines) => {
                 for line in lines.iter().filter(|l| !l.trim().is_empty()) {
@@ -193,16 +193,11 @@ impl Reducible for AppState {
                     .expect("an endless list has a free name");
                 next.lab.borrow_mut().switch(&name);
             }
-            Action::Advance(ms) => {
+            Action::Advance(ms) | Action::Tick(ms) => {
+                // Only a tick that follows a tick grows the running clock's step.
+                let merge = ticking && matches!(action, Action::Tick(_));
                 let conn = next.snapshot.current.clone();
-                let output = next.lab.borrow_mut().advance(ms, false);
-                if !output.is_empty() {
-                    next.note(conn, format!(":clock +{ms}"), output, false);
-                }
-            }
-            Action::Tick(ms) => {
-                let conn = next.snapshot.current.clone();
-                let output = next.lab.borrow_mut().advance(ms, ticking);
+                let output = next.lab.borrow_mut().advance(ms, merge);
                 if !output.is_empty() {
                     next.note(conn, format!(":clock +{ms}"), output, false);
                 }

@@ -3,7 +3,7 @@
 
 use std::rc::Rc;
 
-use streamlab_wasm::diff::duration;
+use streamlab_wasm::diff::{duration, or_nil};
 use streamlab_wasm::view::{RailItem, SnapshotView};
 use yew::prelude::*;
 
@@ -12,10 +12,6 @@ use crate::pictures::{count, lag_text};
 #[derive(Properties, PartialEq)]
 pub struct TablesProps {
     pub snapshot: Rc<SnapshotView>,
-}
-
-fn opt(value: Option<u64>) -> String {
-    value.map_or_else(|| "nil".to_owned(), |v| v.to_string())
 }
 
 #[component]
@@ -53,7 +49,7 @@ pub fn Tables(props: &TablesProps) -> Html {
     let groups = s.streams.iter().flat_map(|st| {
         st.groups.iter().map(move |g| html! {
             <tr>
-                <td>{&st.key}</td><th scope="row">{&g.name}</th><td>{&g.last_delivered_id}</td><td>{opt(g.entries_read)}</td>
+                <td>{&st.key}</td><th scope="row">{&g.name}</th><td>{&g.last_delivered_id}</td><td>{or_nil(g.entries_read)}</td>
                 <td>{lag_text(g)}{ g.lag_reason.as_ref().map(|r| format!(" — {r}")).unwrap_or_default() }</td>
                 <td>{g.pending}</td><td>{g.consumers.len()}</td>
             </tr>

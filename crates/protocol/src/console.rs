@@ -39,6 +39,17 @@ pub enum OutputKind {
     Info,
 }
 
+impl OutputKind {
+    /// How a reply is shown: errors apart from everything else.
+    pub fn of(reply: &Reply) -> OutputKind {
+        if matches!(reply, Reply::Error(_)) {
+            OutputKind::Error
+        } else {
+            OutputKind::Reply
+        }
+    }
+}
+
 /// One block of text a line produced.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Output {
@@ -135,7 +146,7 @@ impl Console {
 
     fn deliveries(&self, deliveries: Vec<Delivery>, out: &mut Vec<Output>) {
         for delivery in deliveries {
-            let kind = if matches!(delivery.reply, Reply::Error(_)) { OutputKind::Error } else { OutputKind::Reply };
+            let kind = OutputKind::of(&delivery.reply);
             out.push(Output { to: Some(self.label(delivery.conn)), text: format_reply(&delivery.reply), kind });
         }
     }
@@ -190,8 +201,7 @@ impl Console {
         let conn = self.current_conn();
         let executed = self.timeline.execute(conn, args);
         for reply in &executed.replies {
-            let kind = if matches!(reply, Reply::Error(_)) { OutputKind::Error } else { OutputKind::Reply };
-            out.push(Output::new(kind, format_reply(reply)));
+            out.push(Output::new(OutputKind::of(reply), format_reply(reply)));
         }
         self.deliveries(executed.deliveries, &mut out);
         out

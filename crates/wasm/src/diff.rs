@@ -34,7 +34,8 @@ fn plural(n: u64, one: &str) -> String {
     }
 }
 
-fn opt(value: Option<u64>) -> String {
+/// A count Redis may not know, as it prints one: the number, or `nil`.
+pub fn or_nil(value: Option<u64>) -> String {
     value.map_or_else(|| "nil".to_owned(), |v| v.to_string())
 }
 
@@ -143,9 +144,9 @@ fn stream_changes(was: &StreamView, now: &StreamView, out: &mut Vec<String>) {
         match was.groups.iter().find(|g| g.name == group.name) {
             None => {
                 out.push(format!("group {} created at {}", group.name, group.last_delivered_id));
-                group_changes(key, &GroupView { consumers: Vec::new(), ..group.clone() }, group, out);
+                group_changes(&GroupView { consumers: Vec::new(), ..group.clone() }, group, out);
             }
-            Some(old) => group_changes(key, old, group, out),
+            Some(old) => group_changes(old, group, out),
         }
     }
     for group in was.groups.iter().filter(|g| !now.groups.iter().any(|n| n.name == g.name)) {
@@ -153,16 +154,16 @@ fn stream_changes(was: &StreamView, now: &StreamView, out: &mut Vec<String>) {
     }
 }
 
-fn group_changes(_key: &str, was: &GroupView, now: &GroupView, out: &mut Vec<String>) {
+fn group_changes(was: &GroupView, now: &GroupView, out: &mut Vec<String>) {
     let name = &now.name;
     if was.last_delivered_id != now.last_delivered_id {
         out.push(format!("{name} last-delivered-id {} → {}", was.last_delivered_id, now.last_delivered_id));
     }
     if was.entries_read != now.entries_read {
-        out.push(format!("{name} entries-read {} → {}", opt(was.entries_read), opt(now.entries_read)));
+        out.push(format!("{name} entries-read {} → {}", or_nil(was.entries_read), or_nil(now.entries_read)));
     }
     if was.lag != now.lag {
-        out.push(format!("{name} lag {} → {}", opt(was.lag), opt(now.lag)));
+        out.push(format!("{name} lag {} → {}", or_nil(was.lag), or_nil(now.lag)));
     }
     // Where every listed pending id lives, before and after.
     let owners = |g: &GroupView| -> BTreeMap<String, (String, u64, bool)> {

@@ -47,8 +47,7 @@ impl OutputView {
     }
 
     fn reply(to: Option<String>, reply: &Reply) -> OutputView {
-        let kind = if matches!(reply, Reply::Error(_)) { "error" } else { "reply" };
-        OutputView { to, text: format_reply(reply), kind }
+        OutputView::from(Output { to, text: format_reply(reply), kind: OutputKind::of(reply) })
     }
 }
 
