@@ -58,7 +58,7 @@ impl From<Output> for OutputView {
             OutputKind::Error => "error",
             OutputKind::Info => "info",
         };
-        OutputView { to: output.to, text: output.text, kind }
+        OutputView { to: output.to, text: clip(output.text), kind }
     }
 }
 
@@ -79,16 +79,38 @@ pub struct StepView {
     pub applied: bool,
 }
 
+/// What a recorded step printed and changed, computed once when it was recorded.
+#[derive(Debug, Clone)]
+struct Described {
+    step: Step,
+    output: Vec<OutputView>,
+    changes: Vec<String>,
+}
+
+/// At most this many lines of one reply are shown; a longer reply (XRANGE over a big stream)
+/// ends with a line saying how many more there were.
+pub const SHOWN_LINES: usize = 500;
+
+/// A reply's text cut to [`SHOWN_LINES`] lines.
+fn clip(text: String) -> String {
+    let total = text.lines().count();
+    if total <= SHOWN_LINES {
+        return text;
+    }
+    let mut kept: String = text.lines().take(SHOWN_LINES).collect::<Vec<_>>().join("\n");
+    kept.push_str(&format!("\n… {} more lines not shown", total - SHOWN_LINES));
+    kept
+}
+
 /// A session, its history, its current snapshot and what each step changed.
 #[derive(Debug, Clone)]
 pub struct Playground {
     console: Console,
     spec: SessionSpec,
     snapshot: SnapshotView,
-    /// `changes[i]` says what step `i + 1` changed; as long as the recorded steps.
-    changes: Vec<Vec<String>>,
-    /// The step each `changes` entry was computed for.
-    known: Vec<Step>,
+    /// `described[i]` is what step `i + 1` printed and changed, kept from when it was
+    /// recorded; as long as the recorded steps.
+    described: Vec<Described>,
 }
 
 impl Playground {
@@ -117,7 +139,7 @@ impl Playground {
         let console = Console::with_connections(session, &FIRST_CONNECTIONS).interactive();
         let snapshot = view::snapshot(&console);
         let spec = SessionSpec { log: String::new(), ..spec.clone() };
-        Ok(Playground { console, spec, snapshot, changes: Vec::new(), known: Vec::new() })
+        Ok(Playground { console, spec, snapshot, described: Vec::new() })
     }
 
     /// A playground with `spec`'s log replayed line by line.
@@ -200,21 +222,28 @@ impl Playground {
         self.refresh();
     }
 
-    /// After anything that may have moved or recorded a step: a new snapshot, and the changes
-    /// of the step just recorded (if one was).
+    /// After anything that may have moved or recorded a step: a new snapshot, and the
+    /// description of the step just recorded (if one was).
     fn refresh(&mut self) {
         let after = view::snapshot(&self.console);
         let timeline = self.console.timeline();
         let position = timeline.position();
         let records = timeline.records();
-        if position > 0 && self.known.get(position - 1) != Some(&records[position - 1].step) {
-            self.known.truncate(position - 1);
-            self.changes.truncate(position - 1);
-            self.known.push(records[position - 1].step.clone());
-            self.changes.push(diff::changes(&self.snapshot, &after));
+        if position > 0 && self.described.get(position - 1).map(|d| &d.step) != Some(&records[position - 1].step) {
+            let record = &records[position - 1];
+            let mut output: Vec<OutputView> =
+                record.output.replies.iter().map(|r| OutputView::reply(None, r)).collect();
+            output.extend(
+                record.output.deliveries.iter().map(|d| OutputView::reply(Some(self.console.label(d.conn)), &d.reply)),
+            );
+            self.described.truncate(position - 1);
+            self.described.push(Described {
+                step: record.step.clone(),
+                output,
+                changes: diff::changes(&self.snapshot, &after),
+            });
         }
-        self.known.truncate(records.len());
-        self.changes.truncate(records.len());
+        self.described.truncate(records.len());
         self.snapshot = after;
     }
 
@@ -248,17 +277,13 @@ impl Playground {
             if let Step::AdvanceTo { now } = record.step {
                 time = now;
             }
-            let mut output: Vec<OutputView> =
-                record.output.replies.iter().map(|r| OutputView::reply(None, r)).collect();
-            output.extend(
-                record.output.deliveries.iter().map(|d| OutputView::reply(Some(self.console.label(d.conn)), &d.reply)),
-            );
+            let described = self.described.get(index);
             views.push(StepView {
                 index: index + 1,
                 conn,
                 line,
-                output,
-                changes: self.changes.get(index).cloned().unwrap_or_default(),
+                output: described.map(|d| d.output.clone()).unwrap_or_default(),
+                changes: described.map(|d| d.changes.clone()).unwrap_or_default(),
                 applied: index < timeline.position(),
             });
         }
@@ -385,6 +410,20 @@ mod tests {
         p.run("XADD jobs 5-0 type sms");
         assert_eq!(p.step_count(), 3);
         assert!(p.steps(2, 3)[0].line.contains("5-0"));
+    }
+
+    #[test]
+    fn long_replies_are_cut_for_display() {
+        let mut p = playground(&[]);
+        let lines: Vec<String> = (1..=300).map(|i| format!("XADD s {i}-0 f v")).collect();
+        for line in &lines {
+            p.run(line);
+        }
+        let out = p.run("XRANGE s - +");
+        let shown: Vec<&str> = out[0].text.lines().collect();
+        assert_eq!(shown.len(), SHOWN_LINES + 1);
+        assert_eq!(shown[SHOWN_LINES], "… 400 more lines not shown");
+        assert_eq!(p.steps(300, 301)[0].output, out);
     }
 
     #[test]
