@@ -1,33 +1,51 @@
 //! `cargo xtask`: the project's own build and test driver.
 //!
-//! `cargo xtask test` is the one command that runs every test (README and CI call it):
-//! formatting, lints, the Rust test suites, the transcripts through the `streamlab` binary,
-//! the lessons through `streamlab check lessons/`, the real-client suites against
-//! `streamlab-server` (redis-cli, redis-py, the seed articles' own scripts, ioredis), and the
-//! differential checks against real servers (the oracles: Redis 8.2.3, and Redis 7.4 /
-//! Valkey 9 when installed): every transcript, then a bounded run of the random differential
-//! tester (`crates/difftest`) against Redis 8.2.3.
-//!
-//! `cargo xtask diff [ARGS]` runs the differential tester alone, for as long as asked (its
-//! options, see `streamlab-difftest --help`), against a private Redis 8.2.3.
+//! * `cargo xtask serve [--port N]` builds the playground and serves it on 127.0.0.1:8080;
+//! * `cargo xtask dist` writes the deployable static site to `dist/`;
+//! * `cargo xtask test` is the one command that runs every test (README and CI call it):
+//!   formatting, lints, the Rust test suites, the transcripts through the `streamlab` binary,
+//!   the lessons through `streamlab check lessons/`, the real-client suites against
+//!   `streamlab-server` (redis-cli, redis-py, the seed articles' own scripts, ioredis), the
+//!   browser suite against a fresh `dist/`, and the differential checks against real servers
+//!   (the oracles: Redis 8.2.3, and Redis 7.4 / Valkey 9 when installed): every transcript,
+//!   then a bounded run of the random differential tester (`crates/difftest`) comparing
+//!   Redis 8.2.3 with a `streamlab-server`;
+//! * `cargo xtask diff [ARGS]` runs the differential tester alone, for as long as asked (its
+//!   options, see `streamlab-difftest --help`), against a private Redis 8.2.3.
+
+mod serve;
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode};
 
-const USAGE: &str = "\
-usage: cargo xtask test [--no-oracle] [--no-clients]   run every check (see README)
-       cargo xtask diff [ARGS...]                      differential tester against a private Redis 8.2.3;
-                                                       ARGS go to streamlab-difftest (e.g. --seeds 5000)";
+const USAGE: &str = "usage:
+  cargo xtask serve [--port N]          build the playground and serve it on 127.0.0.1:8080
+  cargo xtask dist                      write the static site to dist/
+  cargo xtask test [--no-oracle] [--no-clients] [--no-browser]
+                                        run every check (see README)
+  cargo xtask diff [ARGS...]            differential tester against a private Redis 8.2.3;
+                                        ARGS go to streamlab-difftest (e.g. --seeds 5000)";
 
 /// The bounded differential run of `cargo xtask test`: fixed seeds, 200,000 commands.
 const CI_DIFF_ARGS: &[&str] =
     &["--first-seed", "1", "--seeds", "200", "--commands", "1000", "--max-shrinks", "1", "--shrink-seconds", "120"];
 
+const WASM_TARGET: &str = "wasm32-unknown-unknown";
+
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
+    let flag = |name: &str| args.iter().any(|a| a == name);
     let result = match args.first().map(String::as_str) {
-        Some("test") => test(args.iter().any(|a| a == "--no-oracle"), args.iter().any(|a| a == "--no-clients")),
+        Some("test") => test(flag("--no-oracle"), flag("--no-clients"), flag("--no-browser")),
         Some("diff") => diff(&args[1..]),
+        Some("dist") => dist().map(|_| ()),
+        Some("serve") => {
+            let port = args.iter().position(|a| a == "--port").and_then(|i| args.get(i + 1));
+            match port.map(|p| p.parse::<u16>()) {
+                Some(Err(_)) => Err("--port takes a number".to_owned()),
+                parsed => dist().and_then(|dir| serve::serve(&dir, parsed.map_or(Ok(8080), |p| p).unwrap_or(8080))),
+            }
+        }
         _ => {
             eprintln!("{USAGE}");
             return ExitCode::from(2);
@@ -44,6 +62,14 @@ fn main() -> ExitCode {
 
 fn root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).parent().expect("xtask lives in the workspace").to_path_buf()
+}
+
+/// Where cargo puts its output (CARGO_TARGET_DIR, or `target/` in the workspace).
+fn target_dir() -> PathBuf {
+    match std::env::var_os("CARGO_TARGET_DIR") {
+        Some(dir) => root().join(dir),
+        None => root().join("target"),
+    }
 }
 
 fn run(step: &str, command: &mut Command) -> Result<(), String> {
@@ -69,6 +95,59 @@ fn target_dir() -> PathBuf {
 
 fn cargo() -> Command {
     Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()))
+}
+
+/// Adds the wasm32 target through rustup when it is missing.
+fn ensure_wasm_target() -> Result<(), String> {
+    let installed = Command::new("rustup")
+        .args(["target", "list", "--installed"])
+        .output()
+        .map(|out| String::from_utf8_lossy(&out.stdout).lines().any(|l| l.trim() == WASM_TARGET));
+    match installed {
+        Ok(true) => Ok(()),
+        Ok(false) => {
+            run("rustup target add wasm32-unknown-unknown", Command::new("rustup").args(["target", "add", WASM_TARGET]))
+        }
+        // No rustup: let cargo say whether the target is there.
+        Err(_) => Ok(()),
+    }
+}
+
+/// Builds the app for the browser and writes the static site to `dist/`: the page, its style
+/// sheet, and the wasm-bindgen output. Returns the directory. With `STREAMLAB_KEEP_NAMES` set,
+/// the wasm keeps its function names, for reading browser profiles.
+fn dist() -> Result<PathBuf, String> {
+    ensure_wasm_target()?;
+    run(
+        "cargo build (streamlab-web, wasm32, wasm-release)",
+        cargo().args(["build", "-p", "streamlab-web", "--target", WASM_TARGET, "--profile", "wasm-release"]),
+    )?;
+    let wasm = target_dir().join(WASM_TARGET).join("wasm-release").join("streamlab-web.wasm");
+    let out = root().join("dist");
+    if out.exists() {
+        std::fs::remove_dir_all(&out).map_err(|e| format!("{}: {e}", out.display()))?;
+    }
+    std::fs::create_dir_all(&out).map_err(|e| format!("{}: {e}", out.display()))?;
+    eprintln!("==> wasm-bindgen (in process) {}", wasm.display());
+    wasm_bindgen_cli_support::Bindgen::new()
+        .input_path(&wasm)
+        .out_name("streamlab")
+        .web(true)
+        .map_err(|e| format!("wasm-bindgen: {e}"))?
+        .typescript(false)
+        .remove_name_section(std::env::var_os("STREAMLAB_KEEP_NAMES").is_none())
+        .remove_producers_section(true)
+        .generate(&out)
+        .map_err(|e| format!("wasm-bindgen: {e:#}"))?;
+    let assets = root().join("web/assets");
+    let files = std::fs::read_dir(&assets).map_err(|e| format!("{}: {e}", assets.display()))?;
+    for file in files.filter_map(Result::ok) {
+        std::fs::copy(file.path(), out.join(file.file_name()))
+            .map_err(|e| format!("{}: {e}", file.path().display()))?;
+    }
+    let size = std::fs::metadata(out.join("streamlab_bg.wasm")).map(|m| m.len()).unwrap_or(0);
+    eprintln!("==> dist/ ready ({} KiB of wasm before compression)", size / 1024);
+    Ok(out)
 }
 
 fn transcripts() -> Result<Vec<String>, String> {
@@ -144,7 +223,7 @@ fn diff(args: &[String]) -> Result<(), String> {
     worked.and(stopped)
 }
 
-fn test(no_oracle: bool, no_clients: bool) -> Result<(), String> {
+fn test(no_oracle: bool, no_clients: bool, no_browser: bool) -> Result<(), String> {
     run("cargo fmt --check", cargo().args(["fmt", "--all", "--", "--check"]))?;
     run("cargo clippy", cargo().args(["clippy", "--workspace", "--all-targets", "--", "-D", "warnings"]))?;
     run("cargo test", cargo().args(["test", "--workspace"]))?;
@@ -157,6 +236,11 @@ fn test(no_oracle: bool, no_clients: bool) -> Result<(), String> {
         eprintln!("==> real-client suites skipped (--no-clients)");
     } else {
         clients(&target_dir().join("release/streamlab-server"))?;
+    }
+    if no_browser {
+        eprintln!("==> browser tests skipped (--no-browser)");
+    } else {
+        browser()?;
     }
     if no_oracle {
         eprintln!("==> oracle comparison skipped (--no-oracle)");
@@ -186,6 +270,20 @@ fn clients(server: &Path) -> Result<(), String> {
         "ioredis suite (node --test tests/clients/node)",
         Command::new("node").args(["--test", "test/"]).current_dir(&node).env("STREAMLAB_SERVER", server),
     )
+}
+
+/// Builds `dist/`, then runs the browser suite and the budget script in headless Chromium.
+fn browser() -> Result<(), String> {
+    dist()?;
+    let dir = root().join("tests/browser");
+    if !dir.join("node_modules").exists() {
+        run("npm ci (tests/browser)", Command::new("npm").args(["ci", "--no-audit", "--no-fund"]).current_dir(&dir))?;
+    }
+    run(
+        "browser tests (node --test tests/browser)",
+        Command::new("node").args(["--test", "--test-concurrency=1", "tests/browser/"]),
+    )?;
+    run("budgets (tests/browser/budget.mjs)", Command::new("node").arg("tests/browser/budget.mjs"))
 }
 
 /// Starts the reference servers (Redis 8.2.3 always; Redis 7.4 and Valkey 9 when their wheels

@@ -1,30 +1,85 @@
-//! `Console`: a session's timeline driven by console lines, the way the `streamlab` console,
-//! command files, transcripts and lessons all drive it.
+//! The console every host shows: console lines in, redis-cli text out.
 //!
-//! A line is a command in redis-cli syntax, a `#` comment, a blank line, or a meta-command:
-//! `:as NAME` switches to (and opens) a named connection, `:clock +MS` moves the virtual clock
-//! (`+1500`, `+1.5s`, `+2m`), `:undo` takes the last step back and `:redo` puts it again.
-//! Replies are printed exactly as `redis-cli --no-raw` prints them; replies that reach another
-//! connection (a served blocked read, a Pub/Sub message) are printed with `[NAME] ` in front.
+//! A [`Console`] is a [`Timeline`] plus the names the user gives its connections. A line is a
+//! command in redis-cli syntax, a `#` comment, a blank line, or a meta-command (`:as NAME`
+//! switches to, and creates, a connection; `:clock +MS` moves the virtual clock; `:undo` and
+//! `:redo` walk the history). Replies that reach another connection (a served blocked read, a
+//! Pub/Sub message) come back addressed to that connection, which text output shows as
+//! `[NAME] ` in front of each line.
+//!
+//! The command-line console, the transcript runner and the browser playground all use this
+//! type, so they answer alike. An *interactive* console also does what redis-cli does on its
+//! own side of the connection: `help CMD` answers locally, and SUBSCRIBE prints its banner.
+//! Command files are run non-interactively, as `redis-cli` does when its input is a pipe.
+//!
+//! Beside the console: [`syntax_hint`] (the hint redis-cli shows while typing),
+//! [`completions`] (Tab), and [`help_text`].
 
 use std::collections::BTreeMap;
 
-use crate::{format_reply, tokenize, Clock, ConnId, Delivery, Profile, Session, Timeline, VIRTUAL_EPOCH_MS};
+use crate::command::{self, CommandSpec};
+use crate::format::{format_reply, quote_bytes, SUBSCRIBE_BANNER};
+use crate::history::{Step, Timeline};
+use crate::profile::Profile;
+use crate::reply::Reply;
+use crate::session::{Clock, ConnId, Delivery, Session, VIRTUAL_EPOCH_MS};
+use crate::tokenize::tokenize;
 
-/// The connection every run starts on.
+/// The connection a console starts on unless told otherwise.
 pub const DEFAULT_CONNECTION: &str = "default";
 
-/// A session's timeline plus the names the command file gives its connections.
-#[derive(Clone)]
+/// What kind of text an [`Output`] is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum OutputKind {
+    /// A reply, printed as redis-cli prints it.
+    Reply,
+    /// An error reply (`(error) ...`), a line that could not be split, or a meta-command that
+    /// failed: hosts show these in red.
+    Error,
+    /// Text the console prints itself: `help`, the SUBSCRIBE banner.
+    Info,
+}
+
+impl OutputKind {
+    /// How a reply is shown: errors apart from everything else.
+    pub fn of(reply: &Reply) -> OutputKind {
+        if matches!(reply, Reply::Error(_)) {
+            OutputKind::Error
+        } else {
+            OutputKind::Reply
+        }
+    }
+}
+
+/// One block of text a line produced.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Output {
+    /// The connection it is for when that is not the one that ran the line (by name).
+    pub to: Option<String>,
+    /// The text, lines separated by `\n`, without a final newline.
+    pub text: String,
+    /// How to show it.
+    pub kind: OutputKind,
+}
+
+impl Output {
+    fn new(kind: OutputKind, text: impl Into<String>) -> Output {
+        Output { to: None, text: text.into(), kind }
+    }
+}
+
+/// What one console line produced, as text lines.
+pub type Lines = Vec<String>;
+
+/// A session's timeline plus the names the user gives its connections.
+#[derive(Debug, Clone)]
 pub struct Console {
     timeline: Timeline,
     /// Connection names are console labels, not session state: undo does not forget them.
     names: BTreeMap<String, ConnId>,
     current: String,
+    interactive: bool,
 }
-
-/// What one console line produced, as text lines.
-pub type Lines = Vec<String>;
 
 impl Default for Console {
     fn default() -> Self {
@@ -36,78 +91,6 @@ impl Console {
     /// A console over a fresh virtual-clock session answering as `profile`.
     pub fn with_profile(profile: Profile) -> Console {
         Console::new(Session::with_profile(Clock::Virtual(VIRTUAL_EPOCH_MS), profile))
-    }
-
-    /// A console over a session, on the default connection.
-    pub fn new(session: Session) -> Console {
-        let mut timeline = Timeline::new(session);
-        let first = timeline.connect();
-        let names = BTreeMap::from([(DEFAULT_CONNECTION.to_owned(), first)]);
-        Console { timeline, names, current: DEFAULT_CONNECTION.to_owned() }
-    }
-
-    /// The session underneath, as of the current step.
-    pub fn session(&self) -> &Session {
-        self.timeline.session()
-    }
-
-    /// The timeline underneath (every step, for a history view).
-    pub fn timeline(&self) -> &Timeline {
-        &self.timeline
-    }
-
-    /// The named connections and their ids.
-    pub fn connections(&self) -> &BTreeMap<String, ConnId> {
-        &self.names
-    }
-
-    /// The current connection's name.
-    pub fn current(&self) -> &str {
-        &self.current
-    }
-
-    fn label(&self, conn: ConnId) -> String {
-        self.names.iter().find(|(_, &id)| id == conn).map_or_else(|| format!("conn-{conn}"), |(n, _)| n.clone())
-    }
-
-    fn print_deliveries(&self, deliveries: Vec<Delivery>, out: &mut Lines) {
-        for delivery in deliveries {
-            let label = self.label(delivery.conn);
-            for line in format_reply(&delivery.reply).lines() {
-                out.push(format!("[{label}] {line}"));
-            }
-        }
-    }
-
-    /// Runs one line (command, meta-command, comment or blank) and returns what it prints,
-    /// without the echo of the line itself.
-    pub fn run_line(&mut self, line: &str) -> Lines {
-        let mut out = Lines::new();
-        let trimmed = line.trim();
-        if trimmed.is_empty() || trimmed.starts_with('#') {
-            return out;
-        }
-        if let Some(meta) = trimmed.strip_prefix(':') {
-            self.run_meta(meta, &mut out);
-            return out;
-        }
-        let args = match tokenize(trimmed.as_bytes()) {
-            Ok(args) => args,
-            Err(error) => {
-                out.push(error.to_string());
-                return out;
-            }
-        };
-        if args.is_empty() {
-            return out;
-        }
-        let conn = self.names[&self.current];
-        let executed = self.timeline.execute(conn, args);
-        for reply in &executed.replies {
-            out.extend(format_reply(reply).lines().map(str::to_owned));
-        }
-        self.print_deliveries(executed.deliveries, &mut out);
-        out
     }
 
     /// Appends `line` to a transcript: a comment or blank line as it is, anything else as
@@ -128,55 +111,259 @@ impl Console {
         true
     }
 
-    fn run_meta(&mut self, meta: &str, out: &mut Lines) {
-        let mut words = meta.split_whitespace();
-        match (words.next(), words.next(), words.next()) {
-            (Some("as"), Some(name), None) => {
-                if !self.names.contains_key(name) {
-                    let id = self.timeline.connect();
-                    self.names.insert(name.to_owned(), id);
-                }
-                self.current = name.to_owned();
+    /// A console over a session, on the [`DEFAULT_CONNECTION`].
+    pub fn new(session: Session) -> Console {
+        let mut timeline = Timeline::new(session);
+        let first = timeline.connect();
+        let names = BTreeMap::from([(DEFAULT_CONNECTION.to_owned(), first)]);
+        Console { timeline, names, current: DEFAULT_CONNECTION.to_owned(), interactive: false }
+    }
+
+    /// A console whose connections `names` (at least one) are open before its history starts,
+    /// so undo never closes them; it starts on the first.
+    pub fn with_connections(mut session: Session, names: &[&str]) -> Console {
+        assert!(!names.is_empty(), "a console needs a connection");
+        let names: BTreeMap<String, ConnId> =
+            names.iter().map(|name| ((*name).to_owned(), session.connect())).collect();
+        let current = names.iter().min_by_key(|(_, &id)| id).map(|(name, _)| name.clone()).expect("one name");
+        Console { timeline: Timeline::new(session), names, current, interactive: false }
+    }
+
+    /// Makes the console answer `help` itself and print the SUBSCRIBE banner, as interactive
+    /// redis-cli does.
+    pub fn interactive(mut self) -> Console {
+        self.interactive = true;
+        self
+    }
+
+    /// The session underneath, as of the current step.
+    pub fn session(&self) -> &Session {
+        self.timeline.session()
+    }
+
+    /// The history.
+    pub fn timeline(&self) -> &Timeline {
+        &self.timeline
+    }
+
+    /// The current connection's name.
+    pub fn current(&self) -> &str {
+        &self.current
+    }
+
+    /// The current connection's id.
+    pub fn current_conn(&self) -> ConnId {
+        self.names[&self.current]
+    }
+
+    /// Every named connection with its id, in the order they were opened.
+    pub fn connections(&self) -> Vec<(&str, ConnId)> {
+        let mut all: Vec<(&str, ConnId)> = self.names.iter().map(|(name, &id)| (name.as_str(), id)).collect();
+        all.sort_by_key(|&(_, id)| id);
+        all
+    }
+
+    /// The name a connection is shown under.
+    pub fn label(&self, conn: ConnId) -> String {
+        self.names.iter().find(|(_, &id)| id == conn).map_or_else(|| format!("conn-{conn}"), |(n, _)| n.clone())
+    }
+
+    fn deliveries(&self, deliveries: Vec<Delivery>, out: &mut Vec<Output>) {
+        for delivery in deliveries {
+            let kind = OutputKind::of(&delivery.reply);
+            out.push(Output { to: Some(self.label(delivery.conn)), text: format_reply(&delivery.reply), kind });
+        }
+    }
+
+    /// Runs one line (command, meta-command, comment or blank) and returns what it prints,
+    /// without the echo of the line itself, as text lines (`[NAME] ` before the lines of
+    /// other connections).
+    pub fn run_line(&mut self, line: &str) -> Lines {
+        let mut lines = Lines::new();
+        for output in self.run(line) {
+            match &output.to {
+                Some(to) => lines.extend(output.text.lines().map(|l| format!("[{to}] {l}"))),
+                None => lines.extend(output.text.lines().map(str::to_owned)),
             }
+        }
+        lines
+    }
+
+    /// Runs one line and returns what it prints, block by block.
+    pub fn run(&mut self, line: &str) -> Vec<Output> {
+        let mut out = Vec::new();
+        let trimmed = line.trim();
+        if trimmed.is_empty() || trimmed.starts_with('#') {
+            return out;
+        }
+        if let Some(meta) = trimmed.strip_prefix(':') {
+            self.run_meta(meta, &mut out);
+            return out;
+        }
+        if self.interactive {
+            if let Some(text) = help_reply(trimmed) {
+                out.push(Output::new(OutputKind::Info, text));
+                return out;
+            }
+        }
+        let args = match tokenize(trimmed.as_bytes()) {
+            Ok(args) => args,
+            Err(error) => {
+                out.push(Output::new(OutputKind::Error, error.to_string()));
+                return out;
+            }
+        };
+        if args.is_empty() {
+            return out;
+        }
+        let subscribing =
+            ["subscribe", "psubscribe", "ssubscribe"].iter().any(|s| args[0].eq_ignore_ascii_case(s.as_bytes()));
+        if self.interactive && subscribing {
+            // redis-cli announces a subscription before printing its confirmations.
+            out.push(Output::new(OutputKind::Info, SUBSCRIBE_BANNER));
+        }
+        let conn = self.current_conn();
+        let executed = self.timeline.execute(conn, args);
+        for reply in &executed.replies {
+            out.push(Output::new(OutputKind::of(reply), format_reply(reply)));
+        }
+        self.deliveries(executed.deliveries, &mut out);
+        out
+    }
+
+    fn run_meta(&mut self, meta: &str, out: &mut Vec<Output>) {
+        let mut words = meta.split_whitespace();
+        let error = |text: String| Output::new(OutputKind::Error, text);
+        match (words.next(), words.next(), words.next()) {
+            (Some("as"), Some(name), None) => self.switch(name),
             (Some("clock"), Some(amount), None) => match parse_clock(amount) {
-                Some(ms) => {
-                    let deliveries = self.timeline.advance(ms);
-                    self.print_deliveries(deliveries, out);
+                Some(ms) => out.extend(self.advance(ms)),
+                None => {
+                    out.push(error(format!("(error) bad clock step '{amount}': use +MS, for example :clock +1500")))
                 }
-                None => out.push(format!("(error) bad clock step '{amount}': use +MS, for example :clock +1500")),
             },
             (Some("undo"), None, None) => {
                 if !self.timeline.undo() {
-                    out.push("(error) nothing to undo".to_owned());
+                    out.push(error("(error) nothing to undo".to_owned()));
                 }
             }
             (Some("redo"), None, None) => {
                 if !self.timeline.redo() {
-                    out.push("(error) nothing to redo".to_owned());
+                    out.push(error("(error) nothing to redo".to_owned()));
                 }
             }
             // A fresh session (keys, connections, clock and history all start over) answering
             // as another server.
             (Some("profile"), Some(name), None) => match name.parse::<Profile>() {
-                Ok(profile) => *self = Console::with_profile(profile),
-                Err(error) => out.push(format!("(error) {error}")),
+                Ok(profile) => {
+                    let interactive = self.interactive;
+                    *self = Console::with_profile(profile);
+                    self.interactive = interactive;
+                }
+                Err(e) => out.push(error(format!("(error) {e}"))),
             },
-            (Some("profile"), None, None) => out.push(self.session().profile().to_string()),
+            (Some("profile"), None, None) => out.push(Output::new(OutputKind::Info, self.session().profile().to_string())),
             (Some("fill"), Some(key), Some(count)) => match (count.parse::<u64>(), words.next()) {
                 (Ok(count), None) => {
                     let output = self.timeline.fill(key.as_bytes(), count);
                     for reply in &output.replies {
-                        out.extend(format_reply(reply).lines().map(str::to_owned));
+                        out.push(Output::new(OutputKind::of(reply), format_reply(reply)));
                     }
-                    self.print_deliveries(output.deliveries, out);
+                    self.deliveries(output.deliveries, out);
                 }
-                _ => out.push(format!("(error) bad :fill '{meta}': use :fill KEY COUNT")),
+                _ => out.push(error(format!("(error) bad :fill '{meta}': use :fill KEY COUNT"))),
             },
-            _ => out.push(format!(
+            _ => out.push(error(format!(
                 "(error) unknown meta-command ':{meta}': try :as NAME, :clock +MS, :undo, :redo, :profile NAME or :fill KEY COUNT"
-            )),
+            ))),
         }
     }
+
+    /// Switches to the connection `name`, opening it (a recorded step) if it is new.
+    pub fn switch(&mut self, name: &str) {
+        if !self.names.contains_key(name) {
+            let id = self.timeline.connect();
+            self.names.insert(name.to_owned(), id);
+        }
+        self.current = name.to_owned();
+    }
+
+    /// Moves the virtual clock forward by `ms` (one recorded step) and returns what that
+    /// served: timed-out blocked reads.
+    pub fn advance(&mut self, ms: i64) -> Vec<Output> {
+        let deliveries = self.timeline.advance(ms);
+        let mut out = Vec::new();
+        self.deliveries(deliveries, &mut out);
+        out
+    }
+
+    /// Takes the last step back; false at the start.
+    pub fn undo(&mut self) -> bool {
+        self.timeline.undo()
+    }
+
+    /// Re-applies the next undone step; false when there is none.
+    pub fn redo(&mut self) -> bool {
+        self.timeline.redo()
+    }
+
+    /// Moves to the state after `position` steps.
+    pub fn seek(&mut self, position: usize) {
+        self.timeline.seek(position);
+    }
+
+    /// A step as a console line: `:as NAME` for a connection opened, `:clock +MS` for a clock
+    /// move (relative to the time before it), the command itself otherwise.
+    pub fn step_line(&self, step: &Step, time_before: i64) -> String {
+        match step {
+            Step::Execute { args, .. } => command_line(args),
+            Step::AdvanceTo { now } => format!(":clock +{}", now - time_before),
+            Step::Connect { conn } => format!(":as {}", self.label(*conn)),
+            Step::Disconnect { conn } => format!("# {} disconnected", self.label(*conn)),
+            Step::Fill { key, count, .. } => format!(":fill {} {count}", String::from_utf8_lossy(key)),
+        }
+    }
+
+    /// A command file that rebuilds the applied history from a console made the same way:
+    /// every applied step as a line, with `:as NAME` wherever the connection changes, and a
+    /// final `:as` back to the current connection.
+    pub fn script(&self, start_time: i64) -> String {
+        let mut text = String::new();
+        let mut on = self.connections().first().map(|&(_, id)| id);
+        let mut time = start_time;
+        for record in &self.timeline.records()[..self.timeline.position()] {
+            let line = self.step_line(&record.step, time);
+            match record.step {
+                Step::Execute { conn, .. } if Some(conn) != on => {
+                    text.push_str(&format!(":as {}\n", self.label(conn)));
+                    on = Some(conn);
+                }
+                Step::Connect { conn } => on = Some(conn),
+                Step::AdvanceTo { now } => time = now,
+                _ => {}
+            }
+            text.push_str(&line);
+            text.push('\n');
+        }
+        if on != Some(self.current_conn()) {
+            text.push_str(&format!(":as {}\n", self.current));
+        }
+        text
+    }
+}
+
+/// A command's arguments as a line the tokenizer splits back into the same arguments: plain
+/// words bare, anything else quoted as redis-cli shows bulk strings.
+pub fn command_line(args: &[Vec<u8>]) -> String {
+    let word = |arg: &Vec<u8>| {
+        let plain = !arg.is_empty() && arg.iter().all(|&b| b.is_ascii_graphic() && !matches!(b, b'"' | b'\'' | b'\\'));
+        if plain {
+            String::from_utf8_lossy(arg).into_owned()
+        } else {
+            quote_bytes(arg)
+        }
+    };
+    args.iter().map(word).collect::<Vec<_>>().join(" ")
 }
 
 /// `+1500`, `1500`, `+1.5s`, `+2m`: milliseconds to move the clock by.
@@ -198,16 +385,196 @@ pub fn parse_clock(text: &str) -> Option<i64> {
     (ms.is_finite() && (0.0..1e15).contains(&ms)).then_some(ms.round() as i64)
 }
 
+/// The spec and syntax that apply to a line so far: a container command's subcommand once it
+/// is typed, the command otherwise. Returns the syntax and how many words it already covers.
+fn syntax_for(line: &str) -> Option<(&'static str, usize)> {
+    let mut words = line.split_whitespace();
+    let spec = command::lookup(words.next()?.as_bytes())?;
+    let second = words.next();
+    let sub = second.and_then(|w| spec.subcommands.iter().find(|s| s.name.eq_ignore_ascii_case(w)));
+    match sub {
+        // The subcommand's word counts only once it is complete.
+        Some(sub) if line.split_whitespace().count() > 2 || line.ends_with(char::is_whitespace) => {
+            Some((sub.syntax, 2))
+        }
+        _ => Some((spec.syntax, 1)),
+    }
+}
+
+/// The rest of a command's syntax after what has been typed, as redis-cli hints it.
+pub fn syntax_hint(line: &str) -> Option<String> {
+    let (syntax, covered) = syntax_for(line)?;
+    let typed = line.split_whitespace().count() - covered;
+    let spaced = line.ends_with(char::is_whitespace);
+    if typed == 0 && !spaced {
+        return (!syntax.is_empty()).then(|| format!(" {syntax}"));
+    }
+    let rest: Vec<&str> = syntax.split_whitespace().skip(typed).collect();
+    if rest.is_empty() {
+        return None;
+    }
+    let lead = if spaced { "" } else { " " };
+    Some(format!("{lead}{}", rest.join(" ")))
+}
+
+/// What Tab offers for the word being typed at the end of `line`: command names for the first
+/// word, subcommands for the second word of a container command, and the keywords of the
+/// command's syntax (COUNT, BLOCK, STREAMS, MKSTREAM...) after that. Upper case, sorted.
+pub fn completions(line: &str) -> Vec<String> {
+    let words: Vec<&str> = line.split_whitespace().collect();
+    let partial = if line.ends_with(char::is_whitespace) { "" } else { words.last().copied().unwrap_or("") };
+    let done = if partial.is_empty() { words.len() } else { words.len() - 1 };
+    let upper = partial.to_ascii_uppercase();
+    let mut found: Vec<String> = if done == 0 {
+        command::all().map(|c| c.name.to_ascii_uppercase()).collect()
+    } else {
+        let Some(spec) = command::lookup(words[0].as_bytes()) else { return Vec::new() };
+        if done == 1 && !spec.subcommands.is_empty() {
+            spec.subcommands.iter().map(|s| s.name.to_ascii_uppercase()).collect()
+        } else {
+            let syntax = syntax_for(&words[..done].join(" ")).map_or(spec.syntax, |(syntax, _)| syntax);
+            keywords(syntax)
+        }
+    };
+    found.retain(|w| w.starts_with(&upper));
+    found.sort();
+    found.dedup();
+    found
+}
+
+/// The upper-case keywords of a syntax line (`[COUNT count]` gives COUNT).
+fn keywords(syntax: &str) -> Vec<String> {
+    syntax
+        .split(|c: char| !(c.is_ascii_alphanumeric() || c == '-' || c == '_'))
+        .filter(|w| w.len() > 1 && w.chars().all(|c| c.is_ascii_uppercase() || c == '_'))
+        .map(str::to_owned)
+        .collect()
+}
+
+/// The text `help CMD` prints, in redis-cli's layout.
+pub fn help_text(spec: &CommandSpec) -> String {
+    let mut text = format!(
+        "\n  {} {}\n  summary: {}\n  since: {}\n  group: {}\n",
+        spec.name.to_ascii_uppercase(),
+        spec.syntax,
+        spec.summary,
+        spec.since,
+        spec.group
+    );
+    for sub in spec.subcommands {
+        text.push_str(&format!(
+            "\n  {} {} {}\n  summary: {}\n",
+            spec.name.to_ascii_uppercase(),
+            sub.name.to_ascii_uppercase(),
+            sub.syntax,
+            sub.summary
+        ));
+    }
+    text
+}
+
+/// What an interactive console prints for a `help` line, or `None` when the line is not one.
+pub fn help_reply(line: &str) -> Option<String> {
+    let mut words = line.split_whitespace();
+    if !words.next()?.eq_ignore_ascii_case("help") {
+        return None;
+    }
+    let topic = words.collect::<Vec<_>>().join(" ");
+    Some(match command::lookup(topic.as_bytes()) {
+        Some(spec) => help_text(spec),
+        None if topic.is_empty() => {
+            "Type: \"help <command>\" for help on <command>, or :as NAME / :clock +MS / :undo / :redo.".to_owned()
+        }
+        None => format!("No help for '{topic}'."),
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
 
     #[test]
-    fn clock_steps() {
-        assert_eq!(parse_clock("+1500"), Some(1500));
-        assert_eq!(parse_clock("+1.1s"), Some(1100));
-        assert_eq!(parse_clock("2m"), Some(120_000));
-        assert_eq!(parse_clock("-5"), None);
-        assert_eq!(parse_clock("soon"), None);
+    fn hints_follow_the_typed_arguments() {
+        assert_eq!(syntax_hint("XLEN").as_deref(), Some(" key"));
+        assert_eq!(syntax_hint("XRANGE s ").as_deref(), Some("start end [COUNT count]"));
+        assert_eq!(syntax_hint("XLEN s"), None);
+        assert_eq!(syntax_hint("NOPE"), None);
+        assert_eq!(
+            syntax_hint("XGROUP CREATE ").as_deref(),
+            Some("key group <id | $> [MKSTREAM] [ENTRIESREAD entries-read]")
+        );
+        assert_eq!(
+            syntax_hint("XGROUP CREATE s g").as_deref(),
+            Some(" <id | $> [MKSTREAM] [ENTRIESREAD entries-read]")
+        );
+    }
+
+    #[test]
+    fn completion_offers_commands_subcommands_and_keywords() {
+        assert_eq!(completions("xreadg"), vec!["XREADGROUP"]);
+        assert!(completions("XGROUP CR").contains(&"CREATE".to_owned()));
+        assert!(completions("XGROUP CREATE s g $ MK").contains(&"MKSTREAM".to_owned()));
+        let read = completions("XREADGROUP GROUP g c ");
+        assert!(read.contains(&"COUNT".to_owned()) && read.contains(&"STREAMS".to_owned()), "{read:?}");
+        assert!(completions("NOPE x").is_empty());
+    }
+
+    #[test]
+    fn help_names_syntax_and_summary() {
+        let text = help_text(command::lookup(b"xlen").unwrap());
+        assert!(text.contains("XLEN key") && text.contains("summary: Return the number of messages in a stream."));
+        assert_eq!(help_reply("help nope").as_deref(), Some("No help for 'nope'."));
+        assert_eq!(help_reply("helpme"), None);
+    }
+
+    #[test]
+    fn interactive_consoles_answer_help_and_announce_subscriptions() {
+        let mut console = Console::default().interactive();
+        assert_eq!(console.run("help XLEN")[0].kind, OutputKind::Info);
+        let out = console.run("SUBSCRIBE news");
+        assert_eq!(out[0].text, SUBSCRIBE_BANNER);
+        assert_eq!(console.run("XLEN")[0].kind, OutputKind::Error);
+        assert_eq!(console.run("\"open")[0], Output::new(OutputKind::Error, "Invalid argument(s)"));
+    }
+
+    #[test]
+    fn named_connections_survive_undo_and_receive_deliveries() {
+        let mut console = Console::with_connections(Session::new(Clock::Virtual(0)), &["alice", "bob"]);
+        assert_eq!(console.current(), "alice");
+        console.switch("bob");
+        assert!(console.run("XREAD BLOCK 0 STREAMS s $").is_empty());
+        console.switch("alice");
+        let out = console.run("XADD s 1-0 f v");
+        assert_eq!(out[1].to.as_deref(), Some("bob"));
+        assert!(console.undo() && console.undo() && !console.undo());
+        assert_eq!(console.connections(), vec![("alice", 1), ("bob", 2)]);
+    }
+
+    #[test]
+    fn scripts_rebuild_the_session() {
+        let mut console = Console::with_connections(Session::new(Clock::Virtual(0)), &["alice", "bob"]);
+        for line in [
+            "XADD s 1-0 f \"two words\"",
+            ":as bob",
+            "XLEN s",
+            ":clock +1500",
+            ":as carol",
+            "XADD s * a b",
+            ":as alice",
+        ] {
+            console.run(line);
+        }
+        let script = console.script(0);
+        assert_eq!(
+            script,
+            "XADD s 1-0 f \"two words\"\n:as bob\nXLEN s\n:clock +1500\n:as carol\nXADD s * a b\n:as alice\n"
+        );
+        let mut again = Console::with_connections(Session::new(Clock::Virtual(0)), &["alice", "bob"]);
+        for line in script.lines() {
+            again.run(line);
+        }
+        assert_eq!(again.session().keyspace(), console.session().keyspace());
+        assert_eq!(again.script(0), script);
+        assert_eq!(command_line(&[b"a\"b".to_vec(), Vec::new(), b"x".to_vec()]), "\"a\\\"b\" \"\" x");
     }
 }

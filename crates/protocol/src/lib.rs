@@ -4,6 +4,8 @@
 //! * [`command`]: the command table, argument parsing and each command's handler;
 //! * [`error`]: `CmdError`, whose `Display` is the exact Redis error line;
 //! * [`session`]: the `Session` façade (engine, clock, connections) every host uses;
+//! * [`console`]: `Console`, console lines (commands and `:` meta-commands) over a timeline,
+//!   with named connections, plus the syntax hint, completion and `help` text;
 //! * [`history`]: `Timeline`, a session with undo, redo and seek;
 //! * [`console`]: `Console`, a timeline driven by console lines (`:as`, `:clock`, `:undo`);
 //! * [`resp`]: RESP2/RESP3 encoding, the client-side reply decoder, the server-side request
@@ -22,6 +24,7 @@ pub mod resp;
 pub mod session;
 pub mod tokenize;
 
+pub use console::{Console, Output, OutputKind};
 pub use error::{CmdError, Msg};
 pub use format::{format_reply, quote_bytes, SUBSCRIBE_BANNER};
 pub use history::{Record, Step, StepOutput, Timeline};

@@ -1,0 +1,462 @@
+//! The browser's handle on a StreamLab session.
+//!
+//! [`Playground`] wraps a [`Console`] (the same console the CLI runs): console lines in,
+//! redis-cli text out, plus a [`SnapshotView`] of everything the pictures draw and, for every
+//! step of the history, the plain-language list of what it changed. The Yew app uses it
+//! in-process; [`StreamLab`] exposes the same calls to JavaScript (JSON strings) for scripts
+//! and tests. The view DTOs and serde live in this crate only.
+
+pub mod diff;
+pub mod share;
+pub mod view;
+
+use serde::Serialize;
+use streamlab_protocol::history::Step;
+use streamlab_protocol::{format_reply, Clock, Console, Output, OutputKind, Reply, Session};
+use wasm_bindgen::prelude::*;
+
+pub use share::SessionSpec;
+pub use streamlab_protocol::console::{completions, help_reply, syntax_hint};
+pub use view::SnapshotView;
+
+/// The engine profile every session uses for now (Redis 8.2 behaviour).
+pub const DEFAULT_PROFILE: &str = "redis-8.2";
+
+/// The connections a new playground opens, as tabs.
+pub const FIRST_CONNECTIONS: [&str; 2] = ["alice", "bob"];
+
+/// One block of console output.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct OutputView {
+    /// The connection it reached, when that is not the one that typed the line.
+    pub to: Option<String>,
+    /// The text, as redis-cli prints it (lines separated by `\n`).
+    pub text: String,
+    /// `reply`, `error` or `info`.
+    pub kind: &'static str,
+}
+
+impl OutputView {
+    /// The text as a console prints it: `[NAME] ` before each line that reached another
+    /// connection.
+    pub fn display(&self) -> String {
+        match &self.to {
+            Some(to) => self.text.lines().map(|line| format!("[{to}] {line}")).collect::<Vec<_>>().join("\n"),
+            None => self.text.clone(),
+        }
+    }
+
+    fn reply(to: Option<String>, reply: &Reply) -> OutputView {
+        OutputView::from(Output { to, text: format_reply(reply), kind: OutputKind::of(reply) })
+    }
+}
+
+impl From<Output> for OutputView {
+    fn from(output: Output) -> OutputView {
+        let kind = match output.kind {
+            OutputKind::Reply => "reply",
+            OutputKind::Error => "error",
+            OutputKind::Info => "info",
+        };
+        OutputView { to: output.to, text: clip(output.text), kind }
+    }
+}
+
+/// One step of the history, for the timeline.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct StepView {
+    /// 1-based: the position after this step.
+    pub index: usize,
+    /// The connection that ran it (commands and connects).
+    pub conn: Option<String>,
+    /// The step as a console line.
+    pub line: String,
+    /// What it printed.
+    pub output: Vec<OutputView>,
+    /// What it changed, in words.
+    pub changes: Vec<String>,
+    /// Whether it is applied (false for undone steps that can be redone).
+    pub applied: bool,
+}
+
+/// What a recorded step printed and changed, computed once when it was recorded.
+#[derive(Debug, Clone)]
+struct Described {
+    step: Step,
+    output: Vec<OutputView>,
+    changes: Vec<String>,
+}
+
+/// At most this many lines of one reply are shown; a longer reply (XRANGE over a big stream)
+/// ends with a line saying how many more there were.
+pub const SHOWN_LINES: usize = 500;
+
+/// A reply's text cut to [`SHOWN_LINES`] lines.
+fn clip(text: String) -> String {
+    let total = text.lines().count();
+    if total <= SHOWN_LINES {
+        return text;
+    }
+    let mut kept: String = text.lines().take(SHOWN_LINES).collect::<Vec<_>>().join("\n");
+    kept.push_str(&format!("\n… {} more lines not shown", total - SHOWN_LINES));
+    kept
+}
+
+/// A session, its history, its current snapshot and what each step changed.
+#[derive(Debug, Clone)]
+pub struct Playground {
+    console: Console,
+    spec: SessionSpec,
+    snapshot: SnapshotView,
+    /// `described[i]` is what step `i + 1` printed and changed, kept from when it was
+    /// recorded; as long as the recorded steps.
+    described: Vec<Described>,
+}
+
+impl Playground {
+    /// A fresh playground for `spec`'s profile, clock and fill (its log is not run: see
+    /// [`Playground::restore`]).
+    pub fn new(spec: &SessionSpec) -> Result<Playground, String> {
+        if spec.profile != DEFAULT_PROFILE {
+            return Err(format!("unknown profile '{}': this build knows {DEFAULT_PROFILE}", spec.profile));
+        }
+        let mut session = Session::new(Clock::Virtual(spec.clock));
+        if let Some((key, count)) = &spec.fill {
+            // Filling goes straight to the session, before history starts: it is the
+            // starting point, not a hundred thousand steps.
+            for i in 1..=*count {
+                let args = vec![
+                    b"XADD".to_vec(),
+                    key.as_bytes().to_vec(),
+                    format!("{i}-0").into_bytes(),
+                    b"n".to_vec(),
+                    i.to_string().into_bytes(),
+                ];
+                session.execute(0, args);
+            }
+            session.disconnect(0);
+        }
+        let console = Console::with_connections(session, &FIRST_CONNECTIONS).interactive();
+        let snapshot = view::snapshot(&console);
+        let spec = SessionSpec { log: String::new(), ..spec.clone() };
+        Ok(Playground { console, spec, snapshot, described: Vec::new() })
+    }
+
+    /// A playground with `spec`'s log replayed line by line.
+    pub fn restore(spec: &SessionSpec) -> Result<Playground, String> {
+        let mut playground = Playground::new(spec)?;
+        for line in spec.log.lines() {
+            playground.run(line);
+        }
+        Ok(playground)
+    }
+
+    /// Starts again from the same profile, clock and fill.
+    pub fn reset(&mut self) {
+        *self = Playground::new(&self.spec).expect("the spec was accepted before");
+    }
+
+    /// The console underneath.
+    pub fn console(&self) -> &Console {
+        &self.console
+    }
+
+    /// The state as of the current step.
+    pub fn snapshot(&self) -> &SnapshotView {
+        &self.snapshot
+    }
+
+    /// Runs one console line on the current connection.
+    pub fn run(&mut self, line: &str) -> Vec<OutputView> {
+        let outputs = self.console.run(line);
+        self.refresh();
+        outputs.into_iter().map(OutputView::from).collect()
+    }
+
+    /// Switches the console to a connection, opening it if it is new.
+    pub fn switch(&mut self, name: &str) {
+        self.console.switch(name);
+        self.refresh();
+    }
+
+    /// Moves the clock forward. With `merge`, a clock move that directly follows another (one
+    /// that served nothing, with nothing undone after it) grows that step instead of adding
+    /// one: a clock left running makes one step.
+    pub fn advance(&mut self, ms: i64, merge: bool) -> Vec<OutputView> {
+        let mut ms = ms.max(0);
+        if merge {
+            let timeline = self.console.timeline();
+            let records = timeline.records();
+            if let Some(record) = records.last().filter(|_| timeline.position() == records.len()) {
+                if let Step::AdvanceTo { now } = record.step {
+                    if record.output.deliveries.is_empty() {
+                        self.console.undo();
+                        self.refresh();
+                        ms += now - self.console.session().now();
+                    }
+                }
+            }
+        }
+        let outputs = self.console.advance(ms);
+        self.refresh();
+        outputs.into_iter().map(OutputView::from).collect()
+    }
+
+    /// Takes the last step back.
+    pub fn undo(&mut self) -> bool {
+        let done = self.console.undo();
+        self.refresh();
+        done
+    }
+
+    /// Re-applies the next undone step.
+    pub fn redo(&mut self) -> bool {
+        let done = self.console.redo();
+        self.refresh();
+        done
+    }
+
+    /// Moves to the state after `position` steps.
+    pub fn seek(&mut self, position: usize) {
+        self.console.seek(position);
+        self.refresh();
+    }
+
+    /// After anything that may have moved or recorded a step: a new snapshot, and the
+    /// description of the step just recorded (if one was).
+    fn refresh(&mut self) {
+        let after = view::snapshot(&self.console);
+        let timeline = self.console.timeline();
+        let position = timeline.position();
+        let records = timeline.records();
+        if position > 0 && self.described.get(position - 1).map(|d| &d.step) != Some(&records[position - 1].step) {
+            let record = &records[position - 1];
+            let mut output: Vec<OutputView> =
+                record.output.replies.iter().map(|r| OutputView::reply(None, r)).collect();
+            output.extend(
+                record.output.deliveries.iter().map(|d| OutputView::reply(Some(self.console.label(d.conn)), &d.reply)),
+            );
+            self.described.truncate(position - 1);
+            self.described.push(Described {
+                step: record.step.clone(),
+                output,
+                changes: diff::changes(&self.snapshot, &after),
+            });
+        }
+        self.described.truncate(records.len());
+        self.snapshot = after;
+    }
+
+    /// How many steps are recorded.
+    pub fn step_count(&self) -> usize {
+        self.console.timeline().records().len()
+    }
+
+    /// Steps `from..to` (0-based record indexes, clamped), for the timeline.
+    pub fn steps(&self, from: usize, to: usize) -> Vec<StepView> {
+        let timeline = self.console.timeline();
+        let records = timeline.records();
+        let to = to.min(records.len());
+        let from = from.min(to);
+        // The clock before each step, to print clock moves as +MS.
+        let mut time = self.spec.clock;
+        for record in &records[..from] {
+            if let Step::AdvanceTo { now } = record.step {
+                time = now;
+            }
+        }
+        let mut views = Vec::with_capacity(to - from);
+        for (index, record) in records.iter().enumerate().take(to).skip(from) {
+            let conn = match record.step {
+                Step::Execute { conn, .. } | Step::Connect { conn } | Step::Disconnect { conn } => {
+                    Some(self.console.label(conn))
+                }
+                Step::AdvanceTo { .. } => None,
+            };
+            let line = self.console.step_line(&record.step, time);
+            if let Step::AdvanceTo { now } = record.step {
+                time = now;
+            }
+            let described = self.described.get(index);
+            views.push(StepView {
+                index: index + 1,
+                conn,
+                line,
+                output: described.map(|d| d.output.clone()).unwrap_or_default(),
+                changes: described.map(|d| d.changes.clone()).unwrap_or_default(),
+                applied: index < timeline.position(),
+            });
+        }
+        views
+    }
+
+    /// The session as a spec: profile, clock, fill and the command log of the applied steps.
+    pub fn spec(&self) -> SessionSpec {
+        SessionSpec { log: self.console.script(self.spec.clock), ..self.spec.clone() }
+    }
+
+    /// A script for `redis-cli` that replays the session against a real server.
+    pub fn export(&self) -> String {
+        share::redis_cli_script(&self.spec())
+    }
+}
+
+/// The playground for JavaScript: every answer is a JSON string.
+#[wasm_bindgen]
+pub struct StreamLab {
+    inner: Playground,
+}
+
+fn json<T: Serialize>(value: &T) -> String {
+    serde_json::to_string(value).expect("views serialize")
+}
+
+#[wasm_bindgen]
+impl StreamLab {
+    /// A playground from a share fragment (`profile=...&clock=...&log=...`, or empty for the
+    /// defaults).
+    #[wasm_bindgen(constructor)]
+    pub fn new(fragment: &str) -> Result<StreamLab, JsError> {
+        let spec = SessionSpec::parse(fragment).map_err(|e| JsError::new(&e))?;
+        Playground::restore(&spec).map(|inner| StreamLab { inner }).map_err(|e| JsError::new(&e))
+    }
+
+    /// Runs a console line; returns its output blocks.
+    pub fn run(&mut self, line: &str) -> String {
+        json(&self.inner.run(line))
+    }
+
+    /// The current snapshot.
+    pub fn snapshot(&self) -> String {
+        json(self.inner.snapshot())
+    }
+
+    /// Moves the clock forward by `ms`.
+    pub fn advance(&mut self, ms: f64) -> String {
+        json(&self.inner.advance(ms as i64, false))
+    }
+
+    /// Takes the last step back.
+    pub fn undo(&mut self) -> bool {
+        self.inner.undo()
+    }
+
+    /// Re-applies the next undone step.
+    pub fn redo(&mut self) -> bool {
+        self.inner.redo()
+    }
+
+    /// Moves to the state after `position` steps.
+    pub fn seek(&mut self, position: usize) {
+        self.inner.seek(position);
+    }
+
+    /// Starts again.
+    pub fn reset(&mut self) {
+        self.inner.reset();
+    }
+
+    /// Every recorded step.
+    pub fn steps(&self) -> String {
+        json(&self.inner.steps(0, usize::MAX))
+    }
+
+    /// The share fragment that reproduces the session.
+    pub fn share(&self) -> String {
+        self.inner.spec().to_fragment()
+    }
+
+    /// A redis-cli script of the session.
+    pub fn export(&self) -> String {
+        self.inner.export()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn playground(lines: &[&str]) -> Playground {
+        let mut p = Playground::new(&SessionSpec::default()).unwrap();
+        for line in lines {
+            p.run(line);
+        }
+        p
+    }
+
+    #[test]
+    fn steps_carry_line_output_and_changes() {
+        let mut p = playground(&[
+            "XGROUP CREATE jobs workers $ MKSTREAM",
+            ":as bob",
+            "XREADGROUP GROUP workers bob BLOCK 0 STREAMS jobs >",
+            ":as alice",
+        ]);
+        let out = p.run("XADD jobs 1-0 type email");
+        assert_eq!(out[0], OutputView { to: None, text: "\"1-0\"".into(), kind: "reply" });
+        assert_eq!(out[1].to.as_deref(), Some("bob"));
+        let steps = p.steps(0, 10);
+        assert_eq!(steps.len(), 3);
+        assert_eq!(steps[1].line, "XREADGROUP GROUP workers bob BLOCK 0 STREAMS jobs >");
+        assert_eq!(steps[1].conn.as_deref(), Some("bob"));
+        assert!(steps[2].changes.contains(&"workers PEL +1 (bob)".to_owned()), "{:?}", steps[2].changes);
+        assert!(p.undo());
+        assert!(!p.steps(0, 10)[2].applied);
+        assert_eq!(p.snapshot().streams[0].length, 0);
+        assert!(p.redo());
+        assert_eq!(p.snapshot().streams[0].groups[0].pending, 1);
+        // A new step after an undo replaces the undone one and its changes.
+        p.undo();
+        p.run("XADD jobs 5-0 type sms");
+        assert_eq!(p.step_count(), 3);
+        assert!(p.steps(2, 3)[0].line.contains("5-0"));
+    }
+
+    #[test]
+    fn long_replies_are_cut_for_display() {
+        let mut p = playground(&[]);
+        let lines: Vec<String> = (1..=300).map(|i| format!("XADD s {i}-0 f v")).collect();
+        for line in &lines {
+            p.run(line);
+        }
+        let out = p.run("XRANGE s - +");
+        let shown: Vec<&str> = out[0].text.lines().collect();
+        assert_eq!(shown.len(), SHOWN_LINES + 1);
+        assert_eq!(shown[SHOWN_LINES], "… 400 more lines not shown");
+        assert_eq!(p.steps(300, 301)[0].output, out);
+    }
+
+    #[test]
+    fn a_running_clock_makes_one_step() {
+        let mut p = playground(&["XADD s 1-0 f v"]);
+        p.advance(100, true);
+        p.advance(250, true);
+        assert_eq!(p.step_count(), 2);
+        assert_eq!(p.snapshot().now, streamlab_protocol::VIRTUAL_EPOCH_MS + 350);
+        assert_eq!(p.steps(1, 2)[0].line, ":clock +350");
+        assert_eq!(p.steps(1, 2)[0].changes, vec!["clock +350 ms"]);
+        p.advance(50, false);
+        assert_eq!(p.step_count(), 3);
+    }
+
+    #[test]
+    fn specs_round_trip_through_restore() {
+        let p =
+            playground(&["XADD s 1-0 f \"a b\"", ":as bob", "XLEN s", ":clock +2s", ":as carol", "PING", ":as alice"]);
+        let spec = p.spec();
+        let again = Playground::restore(&SessionSpec::parse(&spec.to_fragment()).unwrap()).unwrap();
+        assert_eq!(again.snapshot(), p.snapshot());
+        assert_eq!(again.spec(), spec);
+        assert!(Playground::new(&SessionSpec { profile: "redis-6".into(), ..SessionSpec::default() }).is_err());
+    }
+
+    #[test]
+    fn fill_starts_with_a_big_stream_and_no_steps() {
+        let spec = SessionSpec { fill: Some(("big".into(), 1_000)), ..SessionSpec::default() };
+        let p = Playground::new(&spec).unwrap();
+        assert_eq!(p.snapshot().streams[0].length, 1_000);
+        assert_eq!(p.step_count(), 0);
+        let names: Vec<u64> = p.snapshot().connections.iter().map(|c| c.id).collect();
+        assert_eq!(names, vec![1, 2]);
+    }
+}

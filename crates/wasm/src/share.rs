@@ -1,0 +1,170 @@
+//! Sessions as text: the share fragment (`#profile=...&clock=...&log=...`) that reproduces a
+//! session, and the redis-cli script that replays it against a real server.
+
+use crate::DEFAULT_PROFILE;
+use streamlab_protocol::VIRTUAL_EPOCH_MS;
+
+/// What a session is made from: an engine profile, a starting clock, an optional big stream
+/// to start with, and the console lines that were run.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SessionSpec {
+    /// The engine profile.
+    pub profile: String,
+    /// The virtual clock's start (Unix ms).
+    pub clock: i64,
+    /// A stream filled with this many entries (`1-0`..`N-0`, field `n`) before history starts.
+    pub fill: Option<(String, u64)>,
+    /// Console lines, one per line (commands and `:as`/`:clock` meta-commands).
+    pub log: String,
+}
+
+impl Default for SessionSpec {
+    fn default() -> Self {
+        SessionSpec { profile: DEFAULT_PROFILE.into(), clock: VIRTUAL_EPOCH_MS, fill: None, log: String::new() }
+    }
+}
+
+/// The largest fill a fragment may ask for.
+pub const MAX_FILL: u64 = 1_000_000;
+
+impl SessionSpec {
+    /// Reads a fragment (with or without the leading `#`). Missing parts take their defaults;
+    /// unknown parts are ignored so later versions can add some.
+    pub fn parse(fragment: &str) -> Result<SessionSpec, String> {
+        let mut spec = SessionSpec::default();
+        let fragment = fragment.strip_prefix('#').unwrap_or(fragment);
+        for part in fragment.split('&').filter(|p| !p.is_empty()) {
+            let (name, value) = part.split_once('=').unwrap_or((part, ""));
+            let value = decode(value).ok_or_else(|| format!("'{name}' is not well encoded"))?;
+            match name {
+                "profile" => spec.profile = value,
+                "clock" => spec.clock = value.parse().map_err(|_| format!("clock '{value}' is not a number"))?,
+                "fill" => {
+                    let (key, count) = value.rsplit_once(':').ok_or("fill is KEY:COUNT")?;
+                    let count: u64 = count.parse().map_err(|_| format!("fill count '{count}' is not a number"))?;
+                    if count > MAX_FILL {
+                        return Err(format!("fill is limited to {MAX_FILL} entries"));
+                    }
+                    spec.fill = Some((key.to_owned(), count));
+                }
+                "log" => spec.log = value,
+                _ => {}
+            }
+        }
+        Ok(spec)
+    }
+
+    /// The fragment (without `#`) that [`SessionSpec::parse`] reads back to this spec.
+    pub fn to_fragment(&self) -> String {
+        let mut out = format!("profile={}&clock={}", encode(&self.profile), self.clock);
+        if let Some((key, count)) = &self.fill {
+            out.push_str(&format!("&fill={}", encode(&format!("{key}:{count}"))));
+        }
+        if !self.log.is_empty() {
+            out.push_str(&format!("&log={}", encode(&self.log)));
+        }
+        out
+    }
+}
+
+/// Percent-encodes everything but RFC 3986's unreserved characters.
+pub fn encode(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for &b in text.as_bytes() {
+        if b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_' | b'.' | b'~') {
+            out.push(char::from(b));
+        } else {
+            out.push_str(&format!("%{b:02X}"));
+        }
+    }
+    out
+}
+
+/// Reverses [`encode`] (also reading `+` as a space); `None` for bad escapes or bytes that are
+/// not UTF-8.
+pub fn decode(text: &str) -> Option<String> {
+    let bytes = text.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        match bytes[i] {
+            b'%' => {
+                let hex = std::str::from_utf8(bytes.get(i + 1..i + 3)?).ok()?;
+                out.push(u8::from_str_radix(hex, 16).ok()?);
+                i += 3;
+            }
+            b'+' => {
+                out.push(b' ');
+                i += 1;
+            }
+            b => {
+                out.push(b);
+                i += 1;
+            }
+        }
+    }
+    String::from_utf8(out).ok()
+}
+
+/// A script for `redis-cli` (`redis-cli < session.redis`) that replays the session's commands
+/// against a real server. Meta-commands become comments: a real server has one clock, and
+/// each connection needs its own redis-cli, so those places are marked for the reader.
+pub fn redis_cli_script(spec: &SessionSpec) -> String {
+    let mut out = String::from(
+        "# StreamLab session, exported for redis-cli: redis-cli < this-file\n\
+         # Lines after a '# --- connection' comment ran on that connection in StreamLab; run them in\n\
+         # their own redis-cli if the difference matters (MULTI, blocked reads, subscriptions).\n",
+    );
+    out.push_str(&format!("# profile {}, virtual clock started at {} ms\n", spec.profile, spec.clock));
+    if let Some((key, count)) = &spec.fill {
+        out.push_str(&format!("# the session started with {count} entries in {key}:\n"));
+        if *count <= 1_000 {
+            for i in 1..=*count {
+                out.push_str(&format!("XADD {key} {i}-0 n {i}\n"));
+            }
+        } else {
+            out.push_str(&format!("# for i in $(seq 1 {count}); do echo \"XADD {key} $i-0 n $i\"; done | redis-cli\n"));
+        }
+    }
+    for line in spec.log.lines() {
+        if let Some(name) = line.strip_prefix(":as ") {
+            out.push_str(&format!("# --- connection {name}\n"));
+        } else if let Some(ms) = line.strip_prefix(":clock +") {
+            out.push_str(&format!("# the clock moved forward {ms} ms here (wait that long on a real server)\n"));
+        } else {
+            out.push_str(line);
+            out.push('\n');
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn fragments_round_trip() {
+        let spec = SessionSpec {
+            profile: DEFAULT_PROFILE.into(),
+            clock: 42,
+            fill: Some(("big stream".into(), 10)),
+            log: "XADD s * f \"a b\"\n:as bob\nXLEN s\n".into(),
+        };
+        let fragment = spec.to_fragment();
+        assert!(!fragment.contains(' ') && !fragment.contains('\n'), "{fragment}");
+        assert_eq!(SessionSpec::parse(&format!("#{fragment}")).unwrap(), spec);
+        assert_eq!(SessionSpec::parse("").unwrap(), SessionSpec::default());
+        assert!(SessionSpec::parse("clock=soon").is_err());
+        assert!(SessionSpec::parse("log=%zz").is_err());
+        assert_eq!(decode("a+b%C3%A9"), Some("a bé".into()));
+    }
+
+    #[test]
+    fn redis_cli_scripts_keep_commands_and_mark_meta_commands() {
+        let spec =
+            SessionSpec { log: "XADD s 1-0 f v\n:as bob\n:clock +1500\nXLEN s\n".into(), ..SessionSpec::default() };
+        let script = redis_cli_script(&spec);
+        assert!(script.ends_with("XADD s 1-0 f v\n# --- connection bob\n# the clock moved forward 1500 ms here (wait that long on a real server)\nXLEN s\n"), "{script}");
+    }
+}

@@ -1,0 +1,90 @@
+// The playground's budgets, measured and printed (not asserted: timings on a shared machine
+// are information, not a pass/fail test):
+//   - the app's wasm, gzipped (budget 350 KB);
+//   - first render in headless Chromium after the page starts loading (budget 500 ms);
+//   - a command plus re-render with a 100,000-entry stream (budget 16 ms).
+// Needs dist/ (cargo xtask dist). Run: node tests/browser/budget.mjs
+import { readFile } from 'node:fs/promises';
+import { gzipSync } from 'node:zlib';
+import { loadavg, cpus } from 'node:os';
+import { join } from 'node:path';
+import { dist, serveDist, open } from './harness.mjs';
+
+const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+const line = (name, value, budget, unit) =>
+  console.log(`budget: ${name.padEnd(50)} ${value.toFixed(1).padStart(8)} ${unit}   (budget ${budget} ${unit}${value <= budget ? ', within' : ', OVER'})`);
+
+const wasm = await readFile(join(dist, 'streamlab_bg.wasm'));
+const js = await readFile(join(dist, 'streamlab.js'));
+const wasmGz = gzipSync(wasm, { level: 9 }).length / 1000;
+const jsGz = gzipSync(js, { level: 9 }).length / 1000;
+
+const server = await serveDist();
+try {
+  // First render: performance.now() when the app's first render effect ran (ms since the
+  // navigation started), in fresh profiles.
+  const firsts = [];
+  const afterLoad = [];
+  for (let i = 0; i < 5; i++) {
+    const { page, context } = await open(server.url);
+    await page.waitForFunction(() => document.body.dataset.firstRenderMs && performance.getEntriesByType('navigation')[0].loadEventEnd > 0);
+    const [first, load] = await page.evaluate(() => [
+      Number(document.body.dataset.firstRenderMs),
+      performance.getEntriesByType('navigation')[0].loadEventEnd,
+    ]);
+    firsts.push(first);
+    afterLoad.push(Math.max(0, first - load));
+    await context.close();
+  }
+
+  // Commands against a 100,000-entry stream with a group and pending entries.
+  const log = 'XGROUP CREATE big workers 0\nXREADGROUP GROUP workers alice COUNT 50 STREAMS big >';
+  const started = Date.now();
+  const { page, context } = await open(server.url, { fragment: `fill=big%3A100000&log=${encodeURIComponent(log)}` });
+  const loadBig = Date.now() - started;
+  const commands = [
+    'XADD big * n x',
+    'XREADGROUP GROUP workers bob COUNT 1 STREAMS big >',
+    'XACK big workers 1-0',
+    'XCLAIM big workers bob 0 2-0',
+    'XLEN big',
+    'XPENDING big workers',
+  ];
+  // Each command is typed into the console and Enter pressed inside the page; the time runs
+  // until the app has re-rendered and the browser has recomputed style and layout (read
+  // back through offsetHeight), so it is the work a frame would have to fit.
+  const times = [];
+  const effects = [];
+  for (let round = 0; round < 5; round++) {
+    for (const command of commands) {
+      const [total, effect] = await page.evaluate(async (line) => {
+        const input = document.getElementById('console-input');
+        const setValue = Object.getOwnPropertyDescriptor(HTMLInputElement.prototype, 'value').set;
+        setValue.call(input, line);
+        input.dispatchEvent(new InputEvent('input', { bubbles: true }));
+        await new Promise((done) => setTimeout(done, 0));
+        delete document.body.dataset.commandMs;
+        const start = performance.now();
+        input.dispatchEvent(new KeyboardEvent('keydown', { key: 'Enter', bubbles: true, cancelable: true }));
+        while (!document.body.dataset.commandMs) await new Promise((done) => setTimeout(done, 0));
+        void document.body.offsetHeight;
+        return [performance.now() - start, Number(document.body.dataset.commandMs)];
+      }, command);
+      times.push(total);
+      effects.push(effect);
+    }
+  }
+  await context.close();
+
+  console.log(`budget: measured on ${cpus().length} cores, load average ${loadavg().map((l) => l.toFixed(2)).join(' ')} (timings grow with other work on the machine)`);
+  console.log(`budget: wasm ${(wasm.length / 1024).toFixed(0)} KiB raw; JS glue ${jsGz.toFixed(1)} KB gzipped`);
+  line('app wasm, gzipped', wasmGz, 350, 'KB');
+  line('first render after the load event (median of 5)', median(afterLoad), 500, 'ms');
+  line('first render after navigation start (median of 5)', median(firsts), 500, 'ms');
+  console.log(`budget: first renders after navigation start: ${firsts.map((t) => t.toFixed(0)).join(', ')} ms; after load: ${afterLoad.map((t) => t.toFixed(0)).join(', ')} ms`);
+  console.log(`budget: page with a 100,000-entry stream ready in ${loadBig} ms (fill runs in the page)`);
+  line('command + re-render + layout, 100k stream (median)', median(times), 16, 'ms');
+  console.log(`budget: command + re-render, 100k stream: ${times.length} commands, best ${Math.min(...times).toFixed(1)} ms, worst ${Math.max(...times).toFixed(1)} ms; until the app's effects ran: median ${median(effects).toFixed(1)} ms`);
+} finally {
+  await server.close();
+}

@@ -1,0 +1,93 @@
+// Shared by the browser tests and the budget script: serves dist/ on a loopback port and
+// starts Debian's headless Chromium through playwright-core.
+import { createServer } from 'node:http';
+import { readFile, mkdtemp, mkdir } from 'node:fs/promises';
+import { existsSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, normalize, extname, dirname } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { chromium } from 'playwright-core';
+
+const here = dirname(fileURLToPath(import.meta.url));
+export const root = join(here, '..', '..');
+export const dist = join(root, 'dist');
+export const shots = join(root, 'tests', 'browser', 'screenshots');
+
+const types = {
+  '.html': 'text/html; charset=utf-8',
+  '.js': 'text/javascript; charset=utf-8',
+  '.wasm': 'application/wasm',
+  '.css': 'text/css; charset=utf-8',
+};
+
+/** Serves dist/ on 127.0.0.1 (a free port); resolves to { url, close }. */
+export async function serveDist() {
+  if (!existsSync(join(dist, 'index.html'))) {
+    throw new Error('dist/ is missing: run `cargo xtask dist` first');
+  }
+  const server = createServer(async (req, res) => {
+    const path = normalize(decodeURIComponent(new URL(req.url, 'http://x').pathname)).replace(/^(\.\.[/\\])+/, '');
+    const file = join(dist, path.endsWith('/') ? path + 'index.html' : path);
+    try {
+      const body = await readFile(file);
+      res.writeHead(200, { 'content-type': types[extname(file)] ?? 'application/octet-stream', 'cache-control': 'no-cache' });
+      res.end(body);
+    } catch {
+      res.writeHead(404).end('not found');
+    }
+  });
+  await new Promise((ok) => server.listen(0, '127.0.0.1', ok));
+  const { port } = server.address();
+  return { url: `http://127.0.0.1:${port}/`, close: () => new Promise((ok) => server.close(ok)) };
+}
+
+/**
+ * Starts headless Chromium with a fresh profile (so local storage starts empty) and opens the
+ * playground, optionally at a fragment; waits for the console. Close with `context.close()`.
+ */
+export async function open(url, { fragment = '', width = 1400, height = 1000, colorScheme = 'light', reducedMotion = 'no-preference' } = {}) {
+  const profile = await mkdtemp(join(tmpdir(), 'streamlab-chromium-'));
+  const context = await chromium.launchPersistentContext(profile, {
+    executablePath: process.env.CHROMIUM ?? '/usr/bin/chromium',
+    headless: true,
+    viewport: { width, height },
+    colorScheme,
+    reducedMotion,
+    args: [
+      '--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
+      '--disable-background-networking', '--disable-component-update', '--disable-sync',
+    ],
+  });
+  const page = context.pages()[0] ?? await context.newPage();
+  const errors = [];
+  page.on('pageerror', (e) => errors.push(String(e)));
+  page.on('console', (m) => { if (m.type() === 'error') errors.push(m.text()); });
+  await page.goto(url + (fragment ? '#' + fragment : ''));
+  await page.waitForSelector('#console-input');
+  return { page, context, errors };
+}
+
+/** Types a console line and presses Enter. */
+export async function type(page, line) {
+  await page.fill('#console-input', line);
+  await page.press('#console-input', 'Enter');
+}
+
+/** The text of the console's last entry. */
+export async function lastEntry(page) {
+  return page.locator('.log .log-item').last().innerText();
+}
+
+/** Waits for the finite animations (cards arriving) to end. */
+export async function settle(page) {
+  await page.evaluate(() => Promise.all(document.getAnimations()
+    .filter((a) => a.effect?.getTiming().iterations !== Infinity).map((a) => a.finished)));
+}
+
+export async function screenshot(page, name) {
+  await mkdir(shots, { recursive: true });
+  const path = join(shots, name);
+  await settle(page);
+  await page.screenshot({ path, fullPage: true });
+  return path;
+}

@@ -1,0 +1,220 @@
+//! The app: the header (clock, share, export, theme), the console and timeline on the left,
+//! the pictures or tables on the right. Owns the reducer and every effect on the page.
+
+use gloo::timers::callback::Interval;
+use streamlab_wasm::diff::duration;
+use streamlab_wasm::{Playground, SessionSpec, DEFAULT_PROFILE};
+use yew::prelude::*;
+
+use crate::console::Console;
+use crate::page;
+use crate::pictures::Pictures;
+use crate::state::{Action, AppState, View};
+use crate::tables::Tables;
+use crate::timeline::Timeline;
+
+/// How often a running clock ticks, in ms of both real and engine time.
+const TICK_MS: u32 = 250;
+
+fn initial_state() -> AppState {
+    let (spec, problem) = page::initial_spec();
+    let lab = Playground::restore(&spec)
+        .or_else(|_| Playground::new(&SessionSpec::default()))
+        .expect("the default session always starts");
+    let mut state = AppState::new(lab, page::load_history());
+    state.notice = problem;
+    state
+}
+
+/// The clock as elapsed time since the session started: `+00:01.100`.
+fn elapsed(ms: i64) -> String {
+    let (minutes, rest) = (ms / 60_000, ms % 60_000);
+    format!("+{minutes:02}:{:02}.{:03}", rest / 1000, rest % 1000)
+}
+
+#[component]
+pub fn App() -> Html {
+    let state = use_reducer(initial_state);
+    // One callback for the app's lifetime, so memoized children see equal props.
+    let dispatch: Callback<Action> = {
+        let dispatcher = state.dispatcher();
+        (*use_memo((), move |_| Callback::from(move |action: Action| dispatcher.dispatch(action)))).clone()
+    };
+    let theme = use_state(page::load_theme);
+    let panel = use_state(|| None::<&'static str>);
+
+    // Save the session and time the render after every change. A fragment in the address bar
+    // (a link just opened or shared) no longer describes the session once it changes, so it
+    // goes: a reload then restores the saved session.
+    let first = use_mut_ref(|| true);
+    {
+        let state = state.clone();
+        use_effect_with(state.version, move |_| {
+            let fragment = state.lab.borrow().spec().to_fragment();
+            page::save_session(&fragment);
+            page::clear_fragment();
+            page::record_render(std::mem::replace(&mut *first.borrow_mut(), false));
+        });
+    }
+    {
+        let history = state.history.clone();
+        use_effect_with(history, |history| page::save_history(history));
+    }
+    use_effect_with((*theme).clone(), |theme| page::apply_theme(theme));
+    {
+        // A running clock ticks while `running` is set; dropping the interval stops it.
+        let dispatch = dispatch.clone();
+        use_effect_with(state.running, move |&running| {
+            let interval =
+                running.then(|| Interval::new(TICK_MS, move || dispatch.emit(Action::Tick(i64::from(TICK_MS)))));
+            move || drop(interval)
+        });
+    }
+    {
+        // Opening another share link in this tab replaces the session.
+        let dispatch = dispatch.clone();
+        use_effect_with((), move |_| {
+            let listener = gloo::events::EventListener::new(&gloo::utils::window(), "hashchange", move |_| {
+                let fragment = gloo::utils::window().location().hash().unwrap_or_default();
+                if fragment.len() > 1 {
+                    if let Ok(spec) = SessionSpec::parse(&fragment) {
+                        dispatch.emit(Action::Restore(spec));
+                        page::clear_fragment();
+                    }
+                }
+            });
+            move || drop(listener)
+        });
+    }
+
+    let snapshot = &state.snapshot;
+    let start = state.lab.borrow().spec().clock;
+    let on_share = {
+        let state = state.clone();
+        let panel = panel.clone();
+        Callback::from(move |_| {
+            let url = page::url_with(&state.lab.borrow().spec().to_fragment());
+            page::show_url(&url);
+            page::copy(&url);
+            panel.set(Some("share"));
+            state.dispatch(Action::Notice(Some("Share link copied and put in the address bar".into())));
+        })
+    };
+    let toggle = |name: &'static str| {
+        let panel = panel.clone();
+        Callback::from(move |_| panel.set(if *panel == Some(name) { None } else { Some(name) }))
+    };
+    let close_panel = {
+        let panel = panel.clone();
+        Callback::from(move |_| panel.set(None))
+    };
+    let on_theme = {
+        let theme = theme.clone();
+        Callback::from(move |e: Event| {
+            let select: web_sys::HtmlSelectElement = e.target_unchecked_into();
+            theme.set(select.value());
+        })
+    };
+    let emit = |action: Action| {
+        let dispatch = dispatch.clone();
+        Callback::from(move |_: MouseEvent| dispatch.emit(action.clone()))
+    };
+    let panel_body = match *panel {
+        Some("share") => {
+            let url = page::url_with(&state.lab.borrow().spec().to_fragment());
+            html! {
+                <section class="panel" aria-labelledby="share-title">
+                    <h2 id="share-title">{"Share"}</h2>
+                    <p>{"This link rebuilds the session exactly: profile, clock and every command."}</p>
+                    <label for="share-url">{"Link"}</label>
+                    <input id="share-url" class="wide" readonly=true value={url} />
+                    <button onclick={close_panel.clone()}>{"Close"}</button>
+                </section>
+            }
+        }
+        Some("export") => {
+            let script = state.lab.borrow().export();
+            let href = format!("data:text/plain;charset=utf-8,{}", streamlab_wasm::share::encode(&script));
+            html! {
+                <section class="panel" aria-labelledby="export-title">
+                    <h2 id="export-title">{"Export for redis-cli"}</h2>
+                    <p>{"Replay the session against a real server with "}<code>{"redis-cli < session.redis"}</code>{"."}</p>
+                    <label for="export-text">{"Script"}</label>
+                    <textarea id="export-text" class="wide" readonly=true rows="10" value={script} />
+                    <a class="button" href={href} download="session.redis">{"Download session.redis"}</a>
+                    <button onclick={close_panel.clone()}>{"Close"}</button>
+                </section>
+            }
+        }
+        _ => html! {},
+    };
+
+    html! {
+        <>
+        <a class="skip" href="#console-input">{"Skip to the console"}</a>
+        <header class="top">
+            <h1>{"StreamLab"}</h1>
+            <span class="profile" title="Engine profile">{format!("profile {DEFAULT_PROFILE}")}</span>
+            <div class="clock" role="group" aria-label="Clock">
+                <span class="time" title={format!("engine time {} ms (Unix)", snapshot.now)}>
+                    <span class="sr-only">{"Clock "}</span>{elapsed(snapshot.now - start)}
+                </span>
+                <button onclick={emit(Action::Advance(100))}>{"+100 ms"}</button>
+                <button onclick={emit(Action::Advance(1_000))}>{"+1 s"}</button>
+                <button onclick={emit(Action::Advance(60_000))}>{"+1 min"}</button>
+                if state.running {
+                    <button class="primary" aria-pressed="true" onclick={emit(Action::SetRunning(false))}>{"⏸ Pause"}</button>
+                } else {
+                    <button aria-pressed="false" onclick={emit(Action::SetRunning(true))}>{"▶ Run"}</button>
+                }
+            </div>
+            <div class="actions">
+                <button onclick={on_share}>{"Share"}</button>
+                <button onclick={toggle("export")} aria-expanded={(*panel == Some("export")).to_string()}>{"Export"}</button>
+                <button onclick={emit(Action::Reset)}>{"Reset"}</button>
+                <label class="theme">{"Theme "}
+                    <select onchange={on_theme} aria-label="Theme">
+                        { for ["auto", "light", "dark"].iter().map(|t| html! {
+                            <option value={*t} selected={*theme == *t}>{*t}</option>
+                        }) }
+                    </select>
+                </label>
+            </div>
+        </header>
+        {panel_body}
+        <main class="layout">
+            <div class="left">
+                <Console
+                    snapshot={state.snapshot.clone()}
+                    log={state.log.clone()}
+                    history={state.history.clone()}
+                    on_action={dispatch.clone()} />
+                <Timeline
+                    steps={state.steps.clone()}
+                    step_count={state.step_count}
+                    position={snapshot.position}
+                    on_action={dispatch.clone()} />
+            </div>
+            <section class="right" aria-labelledby="state-title">
+                <div class="view-switch">
+                    <h2 id="state-title">{"State"}</h2>
+                    <div role="group" aria-label="Show the state as">
+                        <button aria-pressed={(state.view == View::Pictures).to_string()} onclick={emit(Action::SetView(View::Pictures))}>{"Pictures"}</button>
+                        <button aria-pressed={(state.view == View::Tables).to_string()} onclick={emit(Action::SetView(View::Tables))}>{"Tables"}</button>
+                    </div>
+                    <span class="now">{format!("engine clock {}", elapsed(snapshot.now - start))}</span>
+                </div>
+                if state.view == View::Pictures {
+                    <Pictures snapshot={state.snapshot.clone()} />
+                } else {
+                    <Tables snapshot={state.snapshot.clone()} />
+                }
+            </section>
+        </main>
+        <footer class="status" role="status" aria-live="polite">
+            { state.notice.clone().unwrap_or_default() }
+        </footer>
+        <p class="sr-only">{format!("Idle times follow the engine clock; a tick is {}.", duration(i64::from(TICK_MS)))}</p>
+        </>
+    }
+}

@@ -1,0 +1,276 @@
+//! The console: connection tabs, the scrollback, and the input line with redis-cli's syntax
+//! hint, Tab completion, ↑/↓ history, multi-line paste and Ctrl+L.
+
+use std::rc::Rc;
+
+use streamlab_wasm::{completions, syntax_hint, SnapshotView};
+use wasm_bindgen::JsCast;
+use web_sys::HtmlInputElement;
+use yew::prelude::*;
+
+use crate::page;
+use crate::state::{Action, LogEntry};
+
+/// Templates the palette puts into the input (handy on touch screens).
+const PALETTE: &[(&str, &str)] = &[
+    ("XADD", "XADD jobs * type email"),
+    ("XGROUP CREATE", "XGROUP CREATE jobs workers $ MKSTREAM"),
+    ("XREADGROUP", "XREADGROUP GROUP workers alice COUNT 1 STREAMS jobs >"),
+    ("XACK", "XACK jobs workers "),
+    ("XPENDING", "XPENDING jobs workers"),
+    ("XCLAIM", "XCLAIM jobs workers bob 0 "),
+    ("XAUTOCLAIM", "XAUTOCLAIM jobs workers bob 1000 0-0"),
+    ("XINFO GROUPS", "XINFO GROUPS jobs"),
+    ("XDEL", "XDEL jobs "),
+    ("XTRIM", "XTRIM jobs MAXLEN 2"),
+];
+
+#[derive(Properties, PartialEq)]
+pub struct ConsoleProps {
+    pub snapshot: Rc<SnapshotView>,
+    pub log: Rc<Vec<LogEntry>>,
+    pub history: Rc<Vec<String>>,
+    pub on_action: Callback<Action>,
+}
+
+/// The longest common prefix of some words.
+fn common_prefix(words: &[String]) -> String {
+    let Some(first) = words.first() else { return String::new() };
+    let mut len = first.len();
+    for word in &words[1..] {
+        len = len.min(first.bytes().zip(word.bytes()).take_while(|(a, b)| a == b).count());
+    }
+    first[..len].to_owned()
+}
+
+#[derive(Properties)]
+struct LogItemProps {
+    log: Rc<Vec<LogEntry>>,
+    index: usize,
+    /// The entry's read is still waiting.
+    waiting: bool,
+}
+
+/// An entry re-renders only when it changes, not whenever a line is added.
+impl PartialEq for LogItemProps {
+    fn eq(&self, other: &Self) -> bool {
+        self.waiting == other.waiting && self.log.get(self.index) == other.log.get(other.index)
+    }
+}
+
+#[component]
+fn LogItem(props: &LogItemProps) -> Html {
+    let Some(entry) = props.log.get(props.index) else { return html! {} };
+    html! {
+        <div class="log-item">
+            <pre class="in"><span class="prompt">{format!("{}> ", entry.conn)}</span>{&entry.line}</pre>
+            { for entry.output.iter().map(|output| html! { <pre class={classes!("out", output.kind)}>{output.display()}</pre> }) }
+            if props.waiting {
+                <p class="waiting"><span class="spinner" aria-hidden="true"></span>{format!("{} is waiting: served when another connection adds data, or when its timeout passes on the clock", entry.conn)}</p>
+            } else if entry.blocked {
+                <p class="served">{"(was waiting; its reply appears where it was served, marked ["}{&entry.conn}{"])"}</p>
+            }
+        </div>
+    }
+}
+
+#[component]
+pub fn Console(props: &ConsoleProps) -> Html {
+    let input = use_state(String::new);
+    // Position in the history while browsing it with ↑/↓ (None: editing a new line).
+    let browsing = use_state(|| None::<usize>);
+    let offered = use_state(Vec::<String>::new);
+    let log_ref = use_node_ref();
+    let input_ref = use_node_ref();
+
+    // Keep the newest output in view, scrolling in the next animation frame, when the page is
+    // laid out anyway (reading the height at once would force an extra layout per command).
+    let scroll_frame = use_mut_ref(|| None::<gloo::render::AnimationFrame>);
+    {
+        let log_ref = log_ref.clone();
+        use_effect_with(props.log.len(), move |_| {
+            *scroll_frame.borrow_mut() = Some(gloo::render::request_animation_frame(move |_| {
+                if let Some(log) = log_ref.cast::<web_sys::Element>() {
+                    log.set_scroll_top(log.scroll_height());
+                }
+            }));
+        });
+    }
+
+    let snapshot = &props.snapshot;
+    let current = snapshot.current.clone();
+
+    let oninput = {
+        let input = input.clone();
+        let offered = offered.clone();
+        Callback::from(move |e: InputEvent| {
+            let element: HtmlInputElement = e.target_unchecked_into();
+            input.set(element.value());
+            offered.set(Vec::new());
+        })
+    };
+
+    let onkeydown = {
+        let input = input.clone();
+        let browsing = browsing.clone();
+        let offered = offered.clone();
+        let history = props.history.clone();
+        let on_action = props.on_action.clone();
+        Callback::from(move |e: KeyboardEvent| {
+            let line = (*input).clone();
+            match e.key().as_str() {
+                "Enter" => {
+                    e.prevent_default();
+                    page::mark_command();
+                    on_action.emit(Action::Run(line));
+                    input.set(String::new());
+                    browsing.set(None);
+                    offered.set(Vec::new());
+                }
+                "ArrowUp" if !history.is_empty() => {
+                    e.prevent_default();
+                    let at = browsing.map_or(history.len() - 1, |i| i.saturating_sub(1));
+                    browsing.set(Some(at));
+                    input.set(history[at].clone());
+                }
+                "ArrowDown" => {
+                    if let Some(i) = *browsing {
+                        e.prevent_default();
+                        if i + 1 < history.len() {
+                            browsing.set(Some(i + 1));
+                            input.set(history[i + 1].clone());
+                        } else {
+                            browsing.set(None);
+                            input.set(String::new());
+                        }
+                    }
+                }
+                "Tab" if !e.shift_key() && !line.trim().is_empty() => {
+                    let found = completions(&line);
+                    if found.is_empty() {
+                        return; // nothing to complete: Tab moves focus on, as usual
+                    }
+                    e.prevent_default();
+                    let start = line.rfind(char::is_whitespace).map_or(0, |at| at + 1);
+                    let word = if found.len() == 1 { format!("{} ", found[0]) } else { common_prefix(&found) };
+                    if word.len() >= line.len() - start {
+                        input.set(format!("{}{word}", &line[..start]));
+                    }
+                    offered.set(if found.len() > 1 { found } else { Vec::new() });
+                }
+                "Escape" => offered.set(Vec::new()),
+                "l" | "L" if e.ctrl_key() => {
+                    e.prevent_default();
+                    on_action.emit(Action::ClearConsole);
+                }
+                _ => {}
+            }
+        })
+    };
+
+    let onpaste = {
+        let input = input.clone();
+        let on_action = props.on_action.clone();
+        Callback::from(move |e: Event| {
+            let Some(event) = e.dyn_ref::<web_sys::ClipboardEvent>() else { return };
+            let Some(text) = event.clipboard_data().and_then(|d| d.get_data("text").ok()) else { return };
+            if !text.contains('\n') {
+                return;
+            }
+            e.prevent_default();
+            let joined = format!("{}{}", *input, text);
+            page::mark_command();
+            on_action.emit(Action::RunAll(joined.lines().map(str::to_owned).collect()));
+            input.set(String::new());
+        })
+    };
+
+    let tabs = snapshot.connections.iter().map(|conn| {
+        let selected = conn.name == current;
+        let on_action = props.on_action.clone();
+        let name = conn.name.clone();
+        let onclick = Callback::from(move |_| on_action.emit(Action::Switch(name.clone())));
+        let mut badges = Vec::new();
+        if let Some(queued) = conn.multi {
+            badges.push(format!("MULTI {queued} queued"));
+        }
+        if conn.blocked.is_some() {
+            badges.push("waiting".to_owned());
+        }
+        let subscriptions = conn.channels.len() + conn.patterns.len();
+        if subscriptions > 0 {
+            badges.push(format!("subscribed {subscriptions}"));
+        }
+        let title = conn.blocked.as_ref().map(|b| format!("blocked on: {}", b.command));
+        html! {
+            <button class={classes!("tab", selected.then_some("selected"))} aria-pressed={selected.to_string()} {onclick} title={title}>
+                {&conn.name}
+                { for badges.iter().map(|b| html! { <span class={classes!("badge", (b == "waiting").then_some("wait"))}>{b}</span> }) }
+            </button>
+        }
+    });
+    let new_tab = {
+        let on_action = props.on_action.clone();
+        Callback::from(move |_| on_action.emit(Action::NewConnection))
+    };
+
+    // Which entries still wait: the last blocking entry of every connection blocked now.
+    let waiting: Vec<usize> = snapshot
+        .connections
+        .iter()
+        .filter(|c| c.blocked.is_some())
+        .filter_map(|c| props.log.iter().rposition(|entry| entry.blocked && entry.conn == c.name))
+        .collect();
+    let entries = (0..props.log.len()).map(|index| {
+        html! { <LogItem key={index} log={props.log.clone()} {index} waiting={waiting.contains(&index)} /> }
+    });
+
+    let hint = syntax_hint(&input).unwrap_or_default();
+    let palette: Vec<Html> = PALETTE
+        .iter()
+        .map(|(label, template)| {
+            let input = input.clone();
+            let input_ref = input_ref.clone();
+            let template = (*template).to_owned();
+            let onclick = Callback::from(move |_| {
+                input.set(template.clone());
+                if let Some(element) = input_ref.cast::<HtmlInputElement>() {
+                    let _ = element.focus();
+                }
+            });
+            html! { <button class="chip" {onclick}>{*label}</button> }
+        })
+        .collect();
+    let onsubmit = Callback::from(|e: SubmitEvent| e.prevent_default());
+
+    html! {
+        <section class="console" aria-labelledby="console-title">
+            <h2 id="console-title">{"Console"}</h2>
+            <nav class="tabs" aria-label="Connections">
+                { for tabs }
+                <button class="tab add" onclick={new_tab} aria-label="Open a new connection" title="Open a new connection">{"+"}</button>
+            </nav>
+            <div class="log" role="log" aria-live="polite" aria-label="Console output" tabindex="0" ref={log_ref}>
+                if props.log.is_empty() {
+                    <p class="intro">{"Type a Redis command, for example "}<code>{"XADD jobs * type email"}</code>
+                    {". Tabs are client connections; "}<code>{"help XADD"}</code>{" explains a command, Tab completes, ↑/↓ recall, Ctrl+L clears."}</p>
+                }
+                { for entries }
+            </div>
+            <form class="prompt-line" {onsubmit}>
+                <label for="console-input" class="prompt">{format!("{current}>")}</label>
+                <div class="field">
+                    <div class="ghost" aria-hidden="true"><span class="typed">{(*input).clone()}</span><span class="hint">{hint.clone()}</span></div>
+                    <input id="console-input" ref={input_ref.clone()} type="text" autocomplete="off" autocapitalize="off"
+                        spellcheck="false" aria-describedby="syntax-hint" value={(*input).clone()}
+                        {oninput} {onkeydown} {onpaste} />
+                </div>
+            </form>
+            <p id="syntax-hint" class="syntax-line">{ if hint.is_empty() { String::new() } else { format!("{}{hint}", *input) } }</p>
+            if !offered.is_empty() {
+                <p class="offered" aria-live="polite">{"Completions: "}{offered.join("  ")}</p>
+            }
+            <div class="palette" role="group" aria-label="Command templates">{ for palette }</div>
+        </section>
+    }
+}

@@ -1,0 +1,16 @@
+//! The StreamLab playground: a Yew app over an in-process StreamLab session.
+//!
+//! `state` holds the reducer; the components only get props and callbacks; effects on the page
+//! (storage, the URL, timers, focus) live in `app` and `page`.
+
+mod app;
+mod console;
+mod page;
+mod pictures;
+mod state;
+mod tables;
+mod timeline;
+
+fn main() {
+    yew::Renderer::<app::App>::new().render();
+}

@@ -1,0 +1,116 @@
+//! The page around the app: local storage, the URL fragment, the theme, timing marks. Every
+//! function here is an effect, called from callbacks and effect hooks, never from the reducer.
+
+use std::cell::Cell;
+
+use gloo::storage::{LocalStorage, Storage};
+use streamlab_wasm::SessionSpec;
+
+const SESSION_KEY: &str = "streamlab.session";
+const HISTORY_KEY: &str = "streamlab.history";
+const THEME_KEY: &str = "streamlab.theme";
+
+/// The session to start with: the one in the URL fragment (a share link), else the one saved
+/// on this machine, else a fresh one.
+pub fn initial_spec() -> (SessionSpec, Option<String>) {
+    let fragment = gloo::utils::window().location().hash().unwrap_or_default();
+    if fragment.len() > 1 {
+        return match SessionSpec::parse(&fragment) {
+            Ok(spec) => (spec, None),
+            Err(error) => (SessionSpec::default(), Some(format!("The link could not be read: {error}"))),
+        };
+    }
+    let saved: Option<String> = LocalStorage::get(SESSION_KEY).ok();
+    let spec = saved.and_then(|text| SessionSpec::parse(&text).ok()).unwrap_or_default();
+    (spec, None)
+}
+
+/// Saves the session (as its share fragment) on this machine.
+pub fn save_session(fragment: &str) {
+    let _ = LocalStorage::set(SESSION_KEY, fragment);
+}
+
+/// Console history remembered across reloads.
+pub fn load_history() -> Vec<String> {
+    LocalStorage::get(HISTORY_KEY).unwrap_or_default()
+}
+
+/// Remembers the console history.
+pub fn save_history(history: &[String]) {
+    let _ = LocalStorage::set(HISTORY_KEY, history);
+}
+
+/// The theme chosen: `auto`, `light` or `dark`.
+pub fn load_theme() -> String {
+    LocalStorage::get(THEME_KEY).unwrap_or_else(|_| "auto".to_owned())
+}
+
+/// Applies and remembers a theme.
+pub fn apply_theme(theme: &str) {
+    let _ = LocalStorage::set(THEME_KEY, theme);
+    if let Some(root) = gloo::utils::document().document_element() {
+        let _ = root.set_attribute("data-theme", theme);
+    }
+}
+
+/// The page's address with `fragment`.
+pub fn url_with(fragment: &str) -> String {
+    let location = gloo::utils::window().location();
+    format!(
+        "{}{}{}#{fragment}",
+        location.origin().unwrap_or_default(),
+        location.pathname().unwrap_or_default(),
+        location.search().unwrap_or_default()
+    )
+}
+
+/// Puts an address of this page into the address bar without adding a history entry.
+pub fn show_url(url: &str) {
+    if let Ok(history) = gloo::utils::window().history() {
+        let _ = history.replace_state_with_url(&wasm_bindgen::JsValue::NULL, "", Some(url));
+    }
+}
+
+/// Takes the fragment out of the address bar once the session it described is loaded, so a
+/// reload restores the session as saved since rather than the link's starting point.
+pub fn clear_fragment() {
+    let window = gloo::utils::window();
+    let location = window.location();
+    if location.hash().unwrap_or_default().len() <= 1 {
+        return;
+    }
+    show_url(&format!("{}{}", location.pathname().unwrap_or_default(), location.search().unwrap_or_default()));
+}
+
+/// Copies text to the clipboard (where the page may: the promise's failure is ignored, the
+/// link is shown for copying by hand anyway).
+pub fn copy(text: &str) {
+    let _promise = gloo::utils::window().navigator().clipboard().write_text(text);
+}
+
+/// Milliseconds since the page started loading.
+pub fn now_ms() -> f64 {
+    gloo::utils::window().performance().map_or(0.0, |p| p.now())
+}
+
+thread_local! {
+    static COMMAND_STARTED: Cell<Option<f64>> = const { Cell::new(None) };
+}
+
+/// Marks the moment a command was entered, to time it until the page shows its result.
+pub fn mark_command() {
+    COMMAND_STARTED.with(|c| c.set(Some(now_ms())));
+}
+
+/// After a render: how long the last marked command took to show, written on `<body>` as
+/// `data-command-ms` (the budget script reads it), and the first render as
+/// `data-first-render-ms`.
+pub fn record_render(first: bool) {
+    let body = gloo::utils::body();
+    if first {
+        let _ = body.set_attribute("data-first-render-ms", &format!("{:.1}", now_ms()));
+    }
+    if let Some(started) = COMMAND_STARTED.with(Cell::take) {
+        let _ = body.set_attribute("data-command-ms", &format!("{:.2}", now_ms() - started));
+    }
+}

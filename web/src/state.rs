@@ -1,0 +1,300 @@
+//! The app's state and its reducer. Nothing here touches the page: effects (storage, the URL,
+//! timers, focus) live in the components and hooks that dispatch actions.
+
+use std::cell::RefCell;
+use std::rc::Rc;
+
+use streamlab_wasm::{OutputView, Playground, SessionSpec, SnapshotView, StepView};
+use yew::Reducible;
+
+/// How many console lines of history ↑/↓ keeps.
+pub const HISTORY_KEPT: usize = 200;
+
+/// How many console entries the scrollback keeps.
+pub const LOG_KEPT: usize = 500;
+
+/// How many steps the timeline lists around the current one.
+pub const STEPS_LISTED: usize = 60;
+
+/// One line typed at the console and what it printed.
+#[derive(Debug, Clone, PartialEq)]
+pub struct LogEntry {
+    /// The connection that typed it (the prompt).
+    pub conn: String,
+    /// The line.
+    pub line: String,
+    /// What it printed.
+    pub output: Vec<OutputView>,
+    /// The line left its connection blocked (a read waiting to be served).
+    pub blocked: bool,
+}
+
+/// Which view of the state the right-hand side shows.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum View {
+    /// The pictures.
+    Pictures,
+    /// The same facts as tables.
+    Tables,
+}
+
+/// Everything the app renders from.
+#[derive(Clone)]
+pub struct AppState {
+    /// The session and its history (mutated in place: cloning a history per action would be
+    /// wasteful; `version` tells renders apart).
+    pub lab: Rc<RefCell<Playground>>,
+    /// Bumped on every change to `lab`.
+    pub version: u64,
+    /// The state as of the current step.
+    pub snapshot: Rc<SnapshotView>,
+    /// Steps around the current one, for the timeline.
+    pub steps: Rc<Vec<StepView>>,
+    /// How many steps are recorded.
+    pub step_count: usize,
+    /// The console scrollback.
+    pub log: Rc<Vec<LogEntry>>,
+    /// Lines typed, oldest first (↑/↓).
+    pub history: Rc<Vec<String>>,
+    /// The clock runs in real time.
+    pub running: bool,
+    /// The last action was a tick of the running clock, so the next tick grows its step
+    /// (a clock move made by hand stays a step of its own).
+    ticking: bool,
+    /// Pictures or tables.
+    pub view: View,
+    /// A message for the status line ("Link copied", an error restoring a link).
+    pub notice: Option<String>,
+}
+
+impl PartialEq for AppState {
+    fn eq(&self, other: &Self) -> bool {
+        self.version == other.version
+            && Rc::ptr_eq(&self.lab, &other.lab)
+            && Rc::ptr_eq(&self.log, &other.log)
+            && Rc::ptr_eq(&self.history, &other.history)
+            && self.running == other.running
+            && self.view == other.view
+            && self.notice == other.notice
+    }
+}
+
+/// What can happen.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Action {
+    /// Run one console line on the current connection.
+    Run(String),
+    /// Run several lines in order (a paste).
+    RunAll(Vec<String>),
+    /// Switch to a connection (opening it if new).
+    Switch(String),
+    /// Open a connection with the next free name and switch to it.
+    NewConnection,
+    /// Move the clock by this many ms (one step).
+    Advance(i64),
+    /// A real-time clock tick: moves the clock, growing the running clock step.
+    Tick(i64),
+    /// Start or stop the real-time clock.
+    SetRunning(bool),
+    /// Take a step back.
+    Undo,
+    /// Redo a step.
+    Redo,
+    /// Go to the state after this many steps.
+    Seek(usize),
+    /// Start a fresh session (same profile and clock).
+    Reset,
+    /// Replace the session with one rebuilt from a spec (a share link or a saved session).
+    Restore(SessionSpec),
+    /// Clear the console scrollback (Ctrl+L).
+    ClearConsole,
+    /// Pictures or tables.
+    SetView(View),
+    /// Show a message (or clear it).
+    Notice(Option<String>),
+}
+
+impl AppState {
+    /// A state over a playground, with remembered console history.
+    pub fn new(lab: Playground, history: Vec<String>) -> AppState {
+        let mut state = AppState {
+            snapshot: Rc::new(lab.snapshot().clone()),
+            lab: Rc::new(RefCell::new(lab)),
+            version: 0,
+            steps: Rc::default(),
+            step_count: 0,
+            log: Rc::default(),
+            history: Rc::new(history),
+            running: false,
+            ticking: false,
+            view: View::Pictures,
+            notice: None,
+        };
+        state.refresh();
+        state
+    }
+
+    /// Re-reads the snapshot and the steps around the current one after `lab` changed.
+    fn refresh(&mut self) {
+        let lab = self.lab.borrow();
+        self.version += 1;
+        self.snapshot = Rc::new(lab.snapshot().clone());
+        self.step_count = lab.step_count();
+        let position = self.snapshot.position;
+        let from = position.saturating_sub(STEPS_LISTED / 2).min(self.step_count.saturating_sub(STEPS_LISTED));
+        self.steps = Rc::new(lab.steps(from, from + STEPS_LISTED));
+    }
+
+    fn run_line(&mut self, line: &str) {
+        let conn = self.lab.borrow().snapshot().current.clone();
+        let output = self.lab.borrow_mut().run(line);
+        let blocked = self.lab.borrow().snapshot().connections.iter().any(|c| c.name == conn && c.blocked.is_some());
+        let trimmed = line.trim();
+        if !trimmed.is_empty() {
+            let history = Rc::make_mut(&mut self.history);
+            if history.last().map(String::as_str) != Some(trimmed) {
+                history.push(trimmed.to_owned());
+            }
+            let excess = history.len().saturating_sub(HISTORY_KEPT);
+            history.drain(..excess);
+        }
+        self.note(conn, line.to_owned(), output, blocked);
+    }
+
+    fn note(&mut self, conn: String, line: String, output: Vec<OutputView>, blocked: bool) {
+        let log = Rc::make_mut(&mut self.log);
+        log.push(LogEntry { conn, line, output, blocked });
+        let excess = log.len().saturating_sub(LOG_KEPT);
+        log.drain(..excess);
+    }
+}
+
+impl Reducible for AppState {
+    type Action = Action;
+
+    fn reduce(self: Rc<Self>, action: Action) -> Rc<Self> {
+        let mut next = (*self).clone();
+        let ticking = std::mem::replace(&mut next.ticking, matches!(action, Action::Tick(_)));
+        match action.clone() {
+            Action::Run(line) => next.run_line(&line),
+            Action::RunAll(lines) => {
+                for line in lines.iter().filter(|l| !l.trim().is_empty()) {
+                    next.run_line(line);
+                }
+            }
+            Action::Switch(name) => next.lab.borrow_mut().switch(&name),
+            Action::NewConnection => {
+                let taken: Vec<String> = next.snapshot.connections.iter().map(|c| c.name.clone()).collect();
+                let name = ["carol", "dave", "erin", "frank", "grace", "heidi"]
+                    .iter()
+                    .map(|n| (*n).to_owned())
+                    .chain((1..).map(|i| format!("client-{i}")))
+                    .find(|n| !taken.contains(n))
+                    .expect("an endless list has a free name");
+                next.lab.borrow_mut().switch(&name);
+            }
+            Action::Advance(ms) | Action::Tick(ms) => {
+                // Only a tick that follows a tick grows the running clock's step.
+                let merge = ticking && matches!(action, Action::Tick(_));
+                let conn = next.snapshot.current.clone();
+                let output = next.lab.borrow_mut().advance(ms, merge);
+                if !output.is_empty() {
+                    next.note(conn, format!(":clock +{ms}"), output, false);
+                }
+            }
+            Action::SetRunning(running) => next.running = running,
+            Action::Undo => {
+                next.lab.borrow_mut().undo();
+            }
+            Action::Redo => {
+                next.lab.borrow_mut().redo();
+            }
+            Action::Seek(position) => next.lab.borrow_mut().seek(position),
+            Action::Reset => {
+                next.lab.borrow_mut().reset();
+                next.log = Rc::default();
+                next.running = false;
+            }
+            Action::Restore(spec) => match Playground::restore(&spec) {
+                Ok(lab) => {
+                    next.lab = Rc::new(RefCell::new(lab));
+                    next.log = Rc::default();
+                    next.running = false;
+                }
+                Err(error) => next.notice = Some(format!("Could not restore the session: {error}")),
+            },
+            Action::ClearConsole => next.log = Rc::default(),
+            Action::SetView(view) => next.view = view,
+            Action::Notice(notice) => {
+                next.notice = notice;
+                return Rc::new(next);
+            }
+        }
+        next.refresh();
+        Rc::new(next)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn streamlab_protocol_epoch() -> i64 {
+        SessionSpec::default().clock
+    }
+
+    fn state() -> Rc<AppState> {
+        Rc::new(AppState::new(Playground::new(&SessionSpec::default()).unwrap(), Vec::new()))
+    }
+
+    #[test]
+    fn lines_run_on_the_current_connection_and_are_logged() {
+        let s = state().reduce(Action::Run("XADD s 1-0 f v".into()));
+        assert_eq!(s.log[0].conn, "alice");
+        assert_eq!(s.log[0].output[0].text, "\"1-0\"");
+        assert_eq!(s.snapshot.streams[0].length, 1);
+        assert_eq!(*s.history, vec!["XADD s 1-0 f v"]);
+        let s = s.reduce(Action::Switch("bob".into())).reduce(Action::Run("XREAD BLOCK 0 STREAMS s $".into()));
+        assert!(s.log[1].blocked);
+        assert_eq!(s.log[1].conn, "bob");
+        let s = s.reduce(Action::Switch("alice".into())).reduce(Action::Run("XADD s 2-0 f v".into()));
+        assert_eq!(s.log[2].output[1].to.as_deref(), Some("bob"));
+        assert_eq!(s.step_count, 3);
+    }
+
+    #[test]
+    fn pastes_run_in_order_and_undo_moves_the_snapshot() {
+        let s = state().reduce(Action::RunAll(vec!["XADD s 1-0 f v".into(), "".into(), "XADD s 2-0 f v".into()]));
+        assert_eq!(s.snapshot.streams[0].length, 2);
+        let s = s.reduce(Action::Undo);
+        assert_eq!((s.snapshot.streams[0].length, s.snapshot.position, s.step_count), (1, 1, 2));
+        let s = s.reduce(Action::Seek(0));
+        assert!(s.snapshot.streams.is_empty());
+        let s = s.reduce(Action::Redo).reduce(Action::Redo);
+        assert_eq!(s.snapshot.streams[0].length, 2);
+        assert!(!s.steps[1].changes.is_empty());
+    }
+
+    #[test]
+    fn new_connections_get_free_names_and_clocks_tick_into_one_step() {
+        let s = state().reduce(Action::NewConnection).reduce(Action::NewConnection);
+        let names: Vec<&str> = s.snapshot.connections.iter().map(|c| c.name.as_str()).collect();
+        assert_eq!(names, vec!["alice", "bob", "carol", "dave"]);
+        assert_eq!(s.snapshot.current, "dave");
+        let s = s.reduce(Action::Advance(100)).reduce(Action::Tick(250)).reduce(Action::Tick(250));
+        assert_eq!(s.step_count, 4);
+        assert_eq!(s.snapshot.now - streamlab_protocol_epoch(), 600);
+        let s = s.reduce(Action::ClearConsole).reduce(Action::Reset);
+        assert_eq!((s.step_count, s.log.len()), (0, 0));
+    }
+
+    #[test]
+    fn restoring_a_spec_replays_its_log() {
+        let s = state().reduce(Action::Run("XADD s 1-0 f v".into()));
+        let spec = s.lab.borrow().spec();
+        let t = state().reduce(Action::Restore(spec));
+        assert_eq!(t.snapshot.streams[0].length, 1);
+        let bad = SessionSpec { profile: "nope".into(), ..SessionSpec::default() };
+        assert!(t.reduce(Action::Restore(bad)).notice.as_deref().unwrap().contains("unknown profile"));
+    }
+}
