@@ -85,14 +85,6 @@ fn run(step: &str, command: &mut Command) -> Result<(), String> {
     }
 }
 
-/// Where cargo puts its builds (`CARGO_TARGET_DIR` if set).
-fn target_dir() -> PathBuf {
-    match std::env::var_os("CARGO_TARGET_DIR") {
-        Some(dir) => root().join(dir),
-        None => root().join("target"),
-    }
-}
-
 fn cargo() -> Command {
     Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()))
 }
