@@ -28,9 +28,13 @@ pub fn count(n: u64) -> String {
     out
 }
 
-/// A lag, or `nil`.
+/// A lag, or `nil` (negative when ENTRIESREAD was set past the stream's history).
 pub fn lag_text(group: &GroupView) -> String {
-    group.lag.map_or_else(|| "nil".to_owned(), count)
+    match group.lag {
+        None => "nil".to_owned(),
+        Some(lag) if lag < 0 => format!("-{}", count(lag.unsigned_abs())),
+        Some(lag) => count(lag.unsigned_abs()),
+    }
 }
 
 /// Arrow keys move between the entry cards of a rail (one tab stop per rail).

@@ -35,7 +35,7 @@ fn plural(n: u64, one: &str) -> String {
 }
 
 /// A count Redis may not know, as it prints one: the number, or `nil`.
-pub fn or_nil(value: Option<u64>) -> String {
+pub fn or_nil<T: std::fmt::Display>(value: Option<T>) -> String {
     value.map_or_else(|| "nil".to_owned(), |v| v.to_string())
 }
 

@@ -271,7 +271,7 @@ impl Playground {
                 Step::Execute { conn, .. } | Step::Connect { conn } | Step::Disconnect { conn } => {
                     Some(self.console.label(conn))
                 }
-                Step::AdvanceTo { .. } => None,
+                Step::AdvanceTo { .. } | Step::Fill { .. } => None,
             };
             let line = self.console.step_line(&record.step, time);
             if let Step::AdvanceTo { now } = record.step {

@@ -195,7 +195,7 @@ pub struct GroupView {
     /// `entries-read`, when known.
     pub entries_read: Option<u64>,
     /// `lag`, when it can be known.
-    pub lag: Option<u64>,
+    pub lag: Option<i64>,
     /// Why the lag is nil, in plain words.
     pub lag_reason: Option<String>,
     /// Entries in the PEL.
