@@ -10,6 +10,7 @@
 
 use std::path::{Path, PathBuf};
 
+use streamlab_protocol::command::server::POLICIES;
 use streamlab_protocol::{tokenize, Profile};
 
 /// The profile a server answers as unless told otherwise: Redis 8.2, the newest server every
@@ -120,17 +121,6 @@ pub struct Parsed {
     /// One line per directive that was ignored.
     pub warnings: Vec<String>,
 }
-
-const POLICIES: &[&str] = &[
-    "volatile-lru",
-    "volatile-lfu",
-    "volatile-random",
-    "volatile-ttl",
-    "allkeys-lru",
-    "allkeys-lfu",
-    "allkeys-random",
-    "noeviction",
-];
 
 impl Config {
     /// Reads `redis-server`-style arguments (without the program name). A first argument

@@ -344,19 +344,24 @@ mod tests {
 
     const NOW: i64 = 1_000_000;
 
+    /// The options as the default profile reads them, at the test's clock reading.
+    fn parse(args: &[Vec<u8>], group_mode: bool) -> Result<ReadArgs<'_>, CmdError> {
+        parse_read_args(args, group_mode, NOW, crate::profile::Profile::default().caps())
+    }
+
     fn argv(line: &str) -> Vec<Vec<u8>> {
         line.split_whitespace().map(|s| s.as_bytes().to_vec()).collect()
     }
 
     fn err(line: &str, group_mode: bool) -> String {
         let args = argv(line);
-        parse_read_args(&args, group_mode, NOW, crate::profile::Profile::default().caps()).expect_err(line).to_string()
+        parse(&args, group_mode).expect_err(line).to_string()
     }
 
     #[test]
     fn options_and_streams() {
         let args = argv("XREADGROUP GROUP g c COUNT 5 BLOCK 10 NOACK STREAMS a b > 3");
-        let parsed = parse_read_args(&args, true, NOW, crate::profile::Profile::default().caps()).unwrap();
+        let parsed = parse(&args, true).unwrap();
         assert_eq!(parsed.count, 5);
         assert_eq!(parsed.block, Some(10));
         assert_eq!(parsed.group, Some((&b"g"[..], &b"c"[..])));
@@ -373,26 +378,21 @@ mod tests {
 
         // Repeated options: the last one wins; a negative COUNT means no limit.
         let args = argv("XREADGROUP GROUP g c GROUP h d COUNT 3 COUNT -1 BLOCK 0 STREAMS a 0");
-        let parsed = parse_read_args(&args, true, NOW, crate::profile::Profile::default().caps()).unwrap();
+        let parsed = parse(&args, true).unwrap();
         assert_eq!(parsed.group, Some((&b"h"[..], &b"d"[..])));
         assert_eq!(parsed.count, 0);
         assert_eq!(parsed.deadline(NOW), None);
 
         // STREAMS takes everything after it, even option names.
         let args = argv("XREAD STREAMS STREAMS 0");
-        let parsed = parse_read_args(&args, false, NOW, crate::profile::Profile::default().caps()).unwrap();
+        let parsed = parse(&args, false).unwrap();
         assert_eq!(parsed.streams, vec![ReadStream { key: b"STREAMS", id: Ok(ReadId::After(StreamId::MIN)) }]);
     }
 
     #[test]
     fn ids_per_command() {
         let args = argv("XREAD STREAMS a b c d $ + > bad");
-        let ids: Vec<_> = parse_read_args(&args, false, NOW, crate::profile::Profile::default().caps())
-            .unwrap()
-            .streams
-            .into_iter()
-            .map(|s| s.id)
-            .collect();
+        let ids: Vec<_> = parse(&args, false).unwrap().streams.into_iter().map(|s| s.id).collect();
         assert_eq!(
             ids,
             vec![
@@ -403,12 +403,7 @@ mod tests {
             ]
         );
         let args = argv("XREADGROUP GROUP g c STREAMS a b c d $ + > -");
-        let ids: Vec<_> = parse_read_args(&args, true, NOW, crate::profile::Profile::default().caps())
-            .unwrap()
-            .streams
-            .into_iter()
-            .map(|s| s.id)
-            .collect();
+        let ids: Vec<_> = parse(&args, true).unwrap().streams.into_iter().map(|s| s.id).collect();
         assert_eq!(
             ids,
             vec![
@@ -464,10 +459,7 @@ mod tests {
             "ERR value is not an integer or out of range"
         );
         let args = argv(&format!("XREAD BLOCK {limit} STREAMS a 0"));
-        assert_eq!(
-            parse_read_args(&args, false, NOW, crate::profile::Profile::default().caps()).unwrap().deadline(NOW),
-            Some(i64::MAX)
-        );
+        assert_eq!(parse(&args, false).unwrap().deadline(NOW), Some(i64::MAX));
     }
 
     #[test]
@@ -508,7 +500,7 @@ mod tests {
         assert_eq!(ReadId::New.xread_after(Some(&stream), PlusRule::NewestLive), None);
 
         let args = argv("XREAD BLOCK 0 STREAMS a b a c $ + 5 $");
-        let parsed = parse_read_args(&args, false, NOW, crate::profile::Profile::default().caps()).unwrap();
+        let parsed = parse(&args, false).unwrap();
         assert_eq!(parsed.keys(), vec![b"a".to_vec(), b"b".to_vec(), b"c".to_vec()]);
         let after = [StreamId::new(9, 0), StreamId::MIN, StreamId::new(5, 0), StreamId::new(4, 2)];
         // `$` freezes to the id it meant; `+` stays `+` (it means the last entry when woken).

@@ -296,8 +296,9 @@ const PARAMS: &[(&str, Param)] = &[
     ("stream-node-max-bytes", Param::NodeMaxBytes),
 ];
 
-/// The eviction policies Redis accepts, in the order its error message lists them.
-const POLICIES: &[&str] = &[
+/// The eviction policies Redis accepts, in the order its error message lists them (CONFIG
+/// SET here, `--maxmemory-policy` in the server's command line).
+pub const POLICIES: &[&str] = &[
     "volatile-lru",
     "volatile-lfu",
     "volatile-random",
