@@ -3,12 +3,13 @@
 
 use gloo::timers::callback::Interval;
 use streamlab_wasm::diff::duration;
-use streamlab_wasm::{Playground, SessionSpec, DEFAULT_PROFILE};
+use streamlab_wasm::{Playground, SessionSpec};
 use yew::prelude::*;
 
 use crate::console::Console;
 use crate::page;
 use crate::pictures::Pictures;
+use crate::profile::ProfileSelect;
 use crate::state::{Action, AppState, View};
 use crate::tables::Tables;
 use crate::timeline::Timeline;
@@ -18,9 +19,7 @@ const TICK_MS: u32 = 250;
 
 fn initial_state() -> AppState {
     let (spec, problem) = page::initial_spec();
-    let lab = Playground::restore(&spec)
-        .or_else(|_| Playground::new(&SessionSpec::default()))
-        .expect("the default session always starts");
+    let lab = Playground::restore(&spec);
     let mut state = AppState::new(lab, page::load_history());
     state.notice = problem;
     state
@@ -154,7 +153,7 @@ pub fn App() -> Html {
         <a class="skip" href="#console-input">{"Skip to the console"}</a>
         <header class="top">
             <h1>{"StreamLab"}</h1>
-            <span class="profile" title="Engine profile">{format!("profile {DEFAULT_PROFILE}")}</span>
+            <ProfileSelect profile={state.lab.borrow().profile()} steps={state.step_count} on_action={dispatch.clone()} />
             <div class="clock" role="group" aria-label="Clock">
                 <span class="time" title={format!("engine time {} ms (Unix)", snapshot.now)}>
                     <span class="sr-only">{"Clock "}</span>{elapsed(snapshot.now - start)}
@@ -205,7 +204,7 @@ pub fn App() -> Html {
                     <span class="now">{format!("engine clock {}", elapsed(snapshot.now - start))}</span>
                 </div>
                 if state.view == View::Pictures {
-                    <Pictures snapshot={state.snapshot.clone()} />
+                    <Pictures snapshot={state.snapshot.clone()} previous={state.previous.clone()} on_action={dispatch.clone()} />
                 } else {
                     <Tables snapshot={state.snapshot.clone()} />
                 }

@@ -5,8 +5,10 @@
 
 mod app;
 mod console;
+mod motion;
 mod page;
 mod pictures;
+mod profile;
 mod state;
 mod tables;
 mod timeline;

@@ -5,14 +5,23 @@ use std::collections::HashMap;
 use std::rc::Rc;
 
 use streamlab_wasm::diff::duration;
-use streamlab_wasm::view::{ConsumerView, EntryView, GroupView, NodeView, RailItem, SnapshotView, StreamView};
+use streamlab_wasm::view::{
+    CollapsedView, ConsumerView, EntryView, GroupView, NodeView, PendingView, RailItem, SnapshotView, StreamView,
+};
 use wasm_bindgen::JsCast;
 use web_sys::{Element, HtmlElement};
 use yew::prelude::*;
 
+use crate::motion::{id_order, measure_places, motion, slide, use_media, Motion};
+use crate::state::Action;
+
 #[derive(Properties, PartialEq)]
 pub struct PicturesProps {
     pub snapshot: Rc<SnapshotView>,
+    /// The state shown before: what changed since is animated.
+    pub previous: Rc<SnapshotView>,
+    /// Opening and closing blocks of big rails.
+    pub on_action: Callback<Action>,
 }
 
 /// A count with a thousands separator: 100000 → 100,000.
@@ -46,6 +55,12 @@ fn rail_keys(e: KeyboardEvent) {
         "End" => i64::MAX,
         _ => return,
     };
+    // Only from an entry card: a block's button keeps its keys.
+    let from_entry =
+        e.target().and_then(|t| t.dyn_into::<Element>().ok()).is_some_and(|t| t.class_list().contains("entry"));
+    if !from_entry {
+        return;
+    }
     let Some(rail) = e.current_target().and_then(|t| t.dyn_into::<Element>().ok()) else { return };
     let Ok(cards) = rail.query_selector_all(".entry") else { return };
     let active = gloo::utils::document().active_element();
@@ -67,7 +82,7 @@ fn rail_keys(e: KeyboardEvent) {
     }
 }
 
-fn entry_card(entry: &EntryView, first: bool) -> Html {
+fn entry_card(entry: &EntryView, first: bool, mark: Option<&'static str>) -> Html {
     let fields = entry.fields.iter().map(|(f, v)| format!("{f}={v}")).collect::<Vec<_>>().join(" ");
     let mut label = format!("entry {}", entry.id);
     if entry.deleted {
@@ -81,11 +96,15 @@ fn entry_card(entry: &EntryView, first: bool) -> Html {
     if !entry.cursors.is_empty() {
         label.push_str(&format!(", last delivered to {}", entry.cursors.join(", ")));
     }
-    let classes =
-        classes!("entry", entry.deleted.then_some("deleted"), (!entry.pending_in.is_empty()).then_some("pending"));
+    let classes = classes!(
+        "entry",
+        entry.deleted.then_some("deleted"),
+        (!entry.pending_in.is_empty()).then_some("pending"),
+        mark
+    );
     html! {
         <li class="card-wrap" key={entry.id.clone()}>
-            <button class={classes} tabindex={if first { "0" } else { "-1" }} aria-label={label}>
+            <button class={classes} tabindex={if first { "0" } else { "-1" }} aria-label={label} data-id={entry.id.clone()}>
                 {&entry.id}
             </button>
             <div class="tip" role="tooltip">
@@ -107,6 +126,8 @@ struct NodeProps {
     item: usize,
     /// The node holds the rail's first card, its tab stop.
     first: bool,
+    /// Animation classes of its entries, by id.
+    marks: Vec<(String, &'static str)>,
 }
 
 impl NodeProps {
@@ -122,7 +143,7 @@ impl NodeProps {
 /// the tail, not the whole rail.
 impl PartialEq for NodeProps {
     fn eq(&self, other: &Self) -> bool {
-        self.first == other.first && self.node() == other.node()
+        self.first == other.first && self.marks == other.marks && self.node() == other.node()
     }
 }
 
@@ -134,35 +155,163 @@ fn NodeBox(props: &NodeProps) -> Html {
         <li class="node">
             <span class="node-label" aria-hidden="true">{format!("node {}", node.master_id)}</span>
             <ul class="cards" aria-label={label}>
-                { for node.entries.iter().enumerate().map(|(i, e)| entry_card(e, props.first && i == 0)) }
+                { for node.entries.iter().enumerate().map(|(i, e)| {
+                    let mark = props.marks.iter().find(|(id, _)| *id == e.id).map(|(_, mark)| *mark);
+                    entry_card(e, props.first && i == 0, mark)
+                }) }
             </ul>
         </li>
     }
 }
 
-fn rail(snapshot: &Rc<SnapshotView>, index: usize) -> Html {
-    let stream = &snapshot.streams[index];
-    let first_node = stream.rail.iter().position(|item| matches!(item, RailItem::Node(_)));
-    let items = stream.rail.iter().enumerate().map(|(item, rail_item)| match rail_item {
-        RailItem::Node(node) => html! {
-            <NodeBox key={node.master_id.clone()} snapshot={snapshot.clone()} stream={index} {item} first={first_node == Some(item)} />
-        },
-        RailItem::Collapsed(block) => html! {
-            <li class="block" key={format!("block-{}", block.first_id)}>
-                <strong>{format!("{} nodes", count(block.nodes as u64))}</strong>
-                <span>{format!("{} entries", count(block.live))}</span>
-                if block.deleted > 0 { <span>{format!("{} deleted", count(block.deleted))}</span> }
-                <span class="range">{format!("{} … {}", block.first_id, block.last_id)}</span>
-            </li>
-        },
+/// A node that left the rail, fading away where it was (hidden from assistive technology:
+/// the rail's counts already say it).
+fn left_node(node: &NodeView) -> Html {
+    html! {
+        <li class="node rail-ghost leaving" key={format!("ghost-{}", node.master_id)} aria-hidden="true">
+            <span class="node-label">{format!("node {}", node.master_id)}</span>
+            <ul class="cards">
+                { for node.entries.iter().map(|e| html! {
+                    <li class="card-wrap"><span class={classes!("entry", e.deleted.then_some("deleted"))}>{&e.id}</span></li>
+                }) }
+            </ul>
+        </li>
+    }
+}
+
+/// The button that opens or closes a block; the same element in both states (same key, same
+/// place), so it keeps the focus.
+fn fold(key: &str, first_id: &str, open: bool, label: String, body: Html, on_action: &Callback<Action>) -> Html {
+    let on_action = on_action.clone();
+    let (key, first_id) = (key.to_owned(), first_id.to_owned());
+    let onclick = Callback::from(move |_| {
+        on_action.emit(Action::Fold { key: key.clone(), first_id: first_id.clone(), open: !open })
     });
+    html! {
+        <button class="fold" aria-expanded={open.to_string()} aria-label={label} {onclick}>{body}</button>
+    }
+}
+
+fn collapsed(key: &str, block: &CollapsedView, on_action: &Callback<Action>) -> Html {
+    let label = format!(
+        "{} nodes, {} entries{}, {} … {}: show the first entries",
+        count(block.nodes as u64),
+        count(block.live),
+        if block.deleted > 0 { format!(", {} deleted", count(block.deleted)) } else { String::new() },
+        block.first_id,
+        block.last_id
+    );
+    let body = html! {
+        <>
+            <strong>{format!("{} nodes", count(block.nodes as u64))}</strong>
+            <span>{format!("{} entries", count(block.live))}</span>
+            if block.deleted > 0 { <span>{format!("{} deleted", count(block.deleted))}</span> }
+            <span class="range">{format!("{} … {}", block.first_id, block.last_id)}</span>
+            <span class="fold-hint" aria-hidden="true">{"▸ show"}</span>
+        </>
+    };
+    html! {
+        <li class="block" key={format!("block-{}", block.first_id)}>
+            {fold(key, &block.first_id, false, label, body, on_action)}
+        </li>
+    }
+}
+
+fn rail(snapshot: &Rc<SnapshotView>, index: usize, motion: &Motion, on_action: &Callback<Action>) -> Html {
+    let stream = &snapshot.streams[index];
+    let key = &stream.key;
+    let first_node = stream.rail.iter().position(|item| matches!(item, RailItem::Node(_)));
+    let marks = |node: &NodeView| -> Vec<(String, &'static str)> {
+        node.entries
+            .iter()
+            .filter_map(|e| {
+                let at = format!("{key}/{}", e.id);
+                let mark = if motion.tombstoned.contains(&at) {
+                    "tombstoning"
+                } else if motion.added.contains(&at) {
+                    "added"
+                } else {
+                    return None;
+                };
+                Some((e.id.clone(), mark))
+            })
+            .collect()
+    };
+    let node_box = |item: usize, node: &NodeView| {
+        html! {
+            <NodeBox key={node.master_id.clone()} snapshot={snapshot.clone()} stream={index} {item}
+                first={first_node == Some(item)} marks={marks(node)} />
+        }
+    };
+    // Nodes that left go back where they were, among the items that stay.
+    let left = motion.left.get(key).map_or(&[][..], Vec::as_slice);
+    let start_of = |item: &RailItem| {
+        id_order(match item {
+            RailItem::Node(node) => &node.master_id,
+            RailItem::Collapsed(block) => &block.first_id,
+        })
+    };
+    let mut items: Vec<Html> = Vec::new();
+    let mut ghosts = left.iter().peekable();
+    let mut at = 0;
+    while at < stream.rail.len() {
+        let item = &stream.rail[at];
+        while let Some(ghost) = ghosts.next_if(|g| id_order(&g.master_id) < start_of(item)) {
+            items.push(left_node(ghost));
+        }
+        match item {
+            RailItem::Node(node) if node.opened => {
+                // A run of nodes the learner opened, under the button that closes it.
+                let run: Vec<usize> = (at..stream.rail.len())
+                    .take_while(|&i| matches!(&stream.rail[i], RailItem::Node(n) if n.opened))
+                    .collect();
+                let nodes: Vec<&NodeView> = run
+                    .iter()
+                    .filter_map(|&i| match &stream.rail[i] {
+                        RailItem::Node(n) => Some(n),
+                        RailItem::Collapsed(_) => None,
+                    })
+                    .collect();
+                let entries: usize = nodes.iter().map(|n| n.entries.len()).sum();
+                let last = nodes.last().and_then(|n| n.entries.last()).map_or("", |e| e.id.as_str());
+                let label = format!(
+                    "{} opened nodes, {} entries, {} … {}: collapse",
+                    nodes.len(),
+                    count(entries as u64),
+                    node.master_id,
+                    last
+                );
+                let body = html! {
+                    <>
+                        <strong>{format!("{} nodes opened", nodes.len())}</strong>
+                        <span class="range">{format!("{} … {last}", node.master_id)}</span>
+                        <span class="fold-hint" aria-hidden="true">{"▾ collapse"}</span>
+                    </>
+                };
+                items.push(html! {
+                    <li class="block opened" key={format!("block-{}", node.master_id)}>
+                        {fold(key, &node.master_id, true, label, body, on_action)}
+                        <ul class="run" aria-label={format!("opened nodes of {key}")}>
+                            { for run.iter().zip(&nodes).map(|(&i, n)| node_box(i, n)) }
+                        </ul>
+                    </li>
+                });
+                at += run.len();
+                continue;
+            }
+            RailItem::Node(node) => items.push(node_box(at, node)),
+            RailItem::Collapsed(block) => items.push(collapsed(key, block, on_action)),
+        }
+        at += 1;
+    }
+    items.extend(ghosts.map(left_node));
     html! {
         <ul class="rail" aria-label={format!("Entries of {}, grouped by node; arrow keys move between entries", stream.key)} onkeydown={Callback::from(rail_keys)}>
             if stream.removed > 0 {
                 <li class="gone">{format!("{} removed (trimmed, or freed with their node)", count(stream.removed))}</li>
             }
             { for items }
-            if stream.rail.is_empty() {
+            if stream.rail.is_empty() && left.is_empty() {
                 <li class="empty-rail">{"no entries"}</li>
             }
         </ul>
@@ -173,13 +322,23 @@ fn drawn(stream: &StreamView, id: &str) -> bool {
     stream.rail.iter().any(|item| matches!(item, RailItem::Node(n) if n.entries.iter().any(|e| e.id == id)))
 }
 
+/// A PEL card that left its lane (acknowledged), fading toward the acked state where it was.
+fn acked_card(p: &PendingView) -> Html {
+    html! {
+        <li key={format!("ghost-{}", p.id)} class="pel-ghost acked" aria-hidden="true">
+            <span class="id">{&p.id}</span>
+            <span class="count">{"✓ acked"}</span>
+        </li>
+    }
+}
+
 /// A consumer's lane; `group_key` names its stream and group, so a card keeps its identity
 /// when a claim moves it to another lane of the same group.
-fn lane(group_key: &str, consumer: &ConsumerView) -> Html {
+fn lane(group_key: &str, consumer: &ConsumerView, motion: &Motion) -> Html {
     let seen = format!("seen {} ago", duration(consumer.seen_ago));
     let active =
         consumer.active_ago.map_or_else(|| "never active".to_owned(), |a| format!("active {} ago", duration(a)));
-    let cards = consumer.pending.iter().map(|p| {
+    let card = |p: &PendingView| {
         let label = format!(
             "{} delivered {} time{}, idle {}{}",
             p.id,
@@ -188,15 +347,36 @@ fn lane(group_key: &str, consumer: &ConsumerView) -> Html {
             duration(p.idle),
             if p.deleted { ", its entry is gone from the stream" } else { "" }
         );
+        let key = format!("{group_key}/{}", p.id);
+        let mark = if motion.delivered.contains(&key) {
+            Some("delivered")
+        } else if motion.claimed.contains(&key) {
+            Some("claimed")
+        } else if motion.orphaned.contains(&key) {
+            Some("orphaned")
+        } else {
+            None
+        };
         html! {
-            <li key={p.id.clone()} class={classes!("pel-card", p.deleted.then_some("deleted"))} aria-label={label}
-                data-key={format!("{group_key}/{}", p.id)}>
+            <li key={p.id.clone()} class={classes!("pel-card", p.deleted.then_some("deleted"), mark)} aria-label={label}
+                data-key={key}>
                 <span class="id">{&p.id}</span>
                 <span class="count">{format!("×{}", p.delivery_count)}</span>
                 <span class="idle">{duration(p.idle)}</span>
             </li>
         }
-    });
+    };
+    // Acknowledged cards leave from where they were, among the cards that stay.
+    let acked = motion.acked.get(&format!("{group_key}/{}", consumer.name)).map_or(&[][..], Vec::as_slice);
+    let mut leaving = acked.iter().peekable();
+    let mut cards: Vec<Html> = Vec::new();
+    for p in &consumer.pending {
+        while let Some(gone) = leaving.next_if(|g| id_order(&g.id) < id_order(&p.id)) {
+            cards.push(acked_card(gone));
+        }
+        cards.push(card(p));
+    }
+    cards.extend(leaving.map(acked_card));
     let more = consumer.pending_count - consumer.pending.len();
     html! {
         <li class="lane" key={consumer.name.clone()}>
@@ -214,7 +394,7 @@ fn lane(group_key: &str, consumer: &ConsumerView) -> Html {
     }
 }
 
-fn group(stream: &StreamView, group: &GroupView) -> Html {
+fn group(stream: &StreamView, group: &GroupView, motion: &Motion) -> Html {
     let placed = if drawn(stream, &group.last_delivered_id) {
         None
     } else if group.last_delivered_id == "0-0" {
@@ -238,16 +418,16 @@ fn group(stream: &StreamView, group: &GroupView) -> Html {
             if group.consumers.is_empty() {
                 <p class="none">{"No consumers yet: XREADGROUP creates them."}</p>
             } else {
-                <ol class="lanes">{ for group.consumers.iter().map(|c| lane(&format!("{}/{}", stream.key, group.name), c)) }</ol>
+                <ol class="lanes">{ for group.consumers.iter().map(|c| lane(&format!("{}/{}", stream.key, group.name), c, motion)) }</ol>
             }
         </section>
     }
 }
 
-fn stream(snapshot: &Rc<SnapshotView>, index: usize) -> Html {
+fn stream(snapshot: &Rc<SnapshotView>, index: usize, motion: &Motion, on_action: &Callback<Action>) -> Html {
     let stream = &snapshot.streams[index];
     html! {
-        <article class="stream" key={stream.key.clone()} aria-label={format!("stream {}", stream.key)}>
+        <article class="stream" key={stream.key.clone()} aria-label={format!("stream {}", stream.key)} data-key={stream.key.clone()}>
             <h3>{"Stream "}<code>{&stream.key}</code></h3>
             <dl class="meta">
                 <div><dt>{"length"}</dt><dd>{count(stream.length)}</dd></div>
@@ -258,120 +438,37 @@ fn stream(snapshot: &Rc<SnapshotView>, index: usize) -> Html {
                 <div><dt>{"nodes"}</dt><dd>{count(stream.node_count as u64)}</dd></div>
                 <div><dt>{"tombstones"}</dt><dd>{count(stream.tombstones)}</dd></div>
             </dl>
-            {rail(snapshot, index)}
-            { for stream.groups.iter().map(|g| group(stream, g)) }
+            {rail(snapshot, index, motion, on_action)}
+            { for stream.groups.iter().map(|g| group(stream, g, motion)) }
         </article>
-    }
-}
-
-/// At most this many PEL cards are measured to animate claims; beyond, claims just happen.
-const ANIMATED_CARDS: u32 = 200;
-
-/// What the claim animation remembers between renders.
-#[derive(Default)]
-struct Flip {
-    /// Where each PEL card was last drawn (page coordinates), by `stream/group/id`.
-    places: HashMap<String, (f64, f64)>,
-    /// Which consumer owned each card.
-    owners: HashMap<String, String>,
-    /// The pending measurement of the places.
-    frame: Option<gloo::render::AnimationFrame>,
-}
-
-/// Every PEL card's key and owner, from the snapshot.
-fn owners(snapshot: &SnapshotView) -> HashMap<String, String> {
-    let mut owners = HashMap::new();
-    for stream in &snapshot.streams {
-        for group in &stream.groups {
-            for consumer in &group.consumers {
-                for p in &consumer.pending {
-                    owners.insert(format!("{}/{}/{}", stream.key, group.name, p.id), consumer.name.clone());
-                }
-            }
-        }
-    }
-    owners
-}
-
-fn page_offset() -> (f64, f64) {
-    let window = gloo::utils::window();
-    (window.scroll_x().unwrap_or(0.0), window.scroll_y().unwrap_or(0.0))
-}
-
-fn card(key: &str) -> Option<HtmlElement> {
-    let selector = format!(".pel-card[data-key=\"{}\"]", key.replace('\\', "\\\\").replace('"', "\\\""));
-    gloo::utils::document().query_selector(&selector).ok().flatten().and_then(|e| e.dyn_into().ok())
-}
-
-/// Where the PEL cards are, read in an animation frame, when the browser lays the page out
-/// anyway (reading earlier would force an extra layout on every command).
-fn measure_places() -> HashMap<String, (f64, f64)> {
-    let mut places = HashMap::new();
-    let Ok(cards) = gloo::utils::document().query_selector_all(".pel-card[data-key]") else { return places };
-    if cards.length() > ANIMATED_CARDS {
-        return places;
-    }
-    let (sx, sy) = page_offset();
-    for i in 0..cards.length() {
-        let Some(card) = cards.get(i).and_then(|n| n.dyn_into::<Element>().ok()) else { continue };
-        if let Some(key) = card.get_attribute("data-key") {
-            let rect = card.get_bounding_client_rect();
-            places.insert(key, (rect.left() + sx, rect.top() + sy));
-        }
-    }
-    places
-}
-
-/// Slides the cards that changed owner (claims) from their old lane to the new one (FLIP).
-/// Reduced motion turns the transition off in the style sheet.
-fn slide(keys: &[String], places: &HashMap<String, (f64, f64)>) {
-    let (sx, sy) = page_offset();
-    let moved: Vec<(HtmlElement, f64, f64)> = keys
-        .iter()
-        .filter_map(|key| {
-            let (x, y) = *places.get(key)?;
-            let card = card(key)?;
-            let rect = card.get_bounding_client_rect();
-            Some((card, x - rect.left() - sx, y - rect.top() - sy))
-        })
-        .collect();
-    for (card, dx, dy) in &moved {
-        let style = card.style();
-        let _ = style.set_property("animation", "none");
-        let _ = style.set_property("transition", "none");
-        let _ = style.set_property("transform", &format!("translate({dx}px, {dy}px)"));
-    }
-    if let Some((card, _, _)) = moved.first() {
-        let _ = card.offset_width(); // apply the start positions before transitioning
-    }
-    for (card, _, _) in &moved {
-        let style = card.style();
-        let _ = style.set_property("transition", "transform 450ms ease");
-        let _ = style.set_property("transform", "");
     }
 }
 
 #[component]
 pub fn Pictures(props: &PicturesProps) -> Html {
     let snapshot = &props.snapshot;
-    let flip = use_mut_ref(Flip::default);
-    use_effect_with(props.snapshot.clone(), move |snapshot| {
-        let now = owners(snapshot);
-        let claimed: Vec<String> = {
-            let flip = flip.borrow();
-            now.iter()
-                .filter(|(k, o)| flip.owners.get(*k).is_some_and(|was| was != *o))
-                .map(|(k, _)| k.clone())
-                .collect()
-        };
-        if !claimed.is_empty() {
-            slide(&claimed, &flip.borrow().places);
-        }
-        let measured = flip.clone();
-        let frame = gloo::render::request_animation_frame(move |_| measured.borrow_mut().places = measure_places());
-        let mut flip = flip.borrow_mut();
-        flip.owners = now;
-        flip.frame = Some(frame);
+    // What moved since the previous state; nothing with reduced motion.
+    let still = use_media("(prefers-reduced-motion: reduce)");
+    let motion = {
+        let (previous, snapshot) = (props.previous.clone(), props.snapshot.clone());
+        use_memo(
+            (previous, snapshot, still),
+            |(previous, snapshot, still)| {
+                if *still {
+                    Motion::default()
+                } else {
+                    motion(previous, snapshot)
+                }
+            },
+        )
+    };
+    // Where the PEL cards were drawn last, for the next claim to slide from.
+    let places = use_mut_ref(HashMap::new);
+    let frame = use_mut_ref(|| None::<gloo::render::AnimationFrame>);
+    use_effect_with((props.snapshot.clone(), motion.clone()), move |(_, motion)| {
+        slide(motion, &places.borrow());
+        *frame.borrow_mut() =
+            Some(gloo::render::request_animation_frame(move |_| *places.borrow_mut() = measure_places()));
     });
     let receivers: Vec<_> = snapshot.connections.iter().filter(|c| !c.messages.is_empty()).collect();
     html! {
@@ -380,7 +477,7 @@ pub fn Pictures(props: &PicturesProps) -> Html {
                 <p class="empty">{"No streams yet. "}<code>{"XADD jobs * type email"}</code>{" makes one; "}
                 <code>{"XGROUP CREATE jobs workers $ MKSTREAM"}</code>{" makes one with a group."}</p>
             }
-            { for (0..snapshot.streams.len()).map(|i| stream(snapshot, i)) }
+            { for (0..snapshot.streams.len()).map(|i| stream(snapshot, i, &motion, &props.on_action)) }
             if !snapshot.channels.is_empty() || !receivers.is_empty() {
                 <article class="pubsub" aria-label="Pub/Sub">
                     <h3>{"Pub/Sub"}</h3>

@@ -48,6 +48,8 @@ pub struct AppState {
     pub version: u64,
     /// The state as of the current step.
     pub snapshot: Rc<SnapshotView>,
+    /// The state the page showed before this one: the pictures animate the difference.
+    pub previous: Rc<SnapshotView>,
     /// Steps around the current one, for the timeline.
     pub steps: Rc<Vec<StepView>>,
     /// How many steps are recorded.
@@ -112,13 +114,18 @@ pub enum Action {
     SetView(View),
     /// Show a message (or clear it).
     Notice(Option<String>),
+    /// Open (a page of) a collapsed block of a big stream's rail, or close an opened run of
+    /// nodes, named by the stream's key and the first node's id.
+    Fold { key: String, first_id: String, open: bool },
 }
 
 impl AppState {
     /// A state over a playground, with remembered console history.
     pub fn new(lab: Playground, history: Vec<String>) -> AppState {
+        let snapshot = Rc::new(lab.snapshot().clone());
         let mut state = AppState {
-            snapshot: Rc::new(lab.snapshot().clone()),
+            previous: snapshot.clone(),
+            snapshot,
             lab: Rc::new(RefCell::new(lab)),
             version: 0,
             steps: Rc::default(),
@@ -138,7 +145,7 @@ impl AppState {
     fn refresh(&mut self) {
         let lab = self.lab.borrow();
         self.version += 1;
-        self.snapshot = Rc::new(lab.snapshot().clone());
+        self.previous = std::mem::replace(&mut self.snapshot, Rc::new(lab.snapshot().clone()));
         self.step_count = lab.step_count();
         let position = self.snapshot.position;
         let from = position.saturating_sub(STEPS_LISTED / 2).min(self.step_count.saturating_sub(STEPS_LISTED));
@@ -215,14 +222,19 @@ impl Reducible for AppState {
                 next.log = Rc::default();
                 next.running = false;
             }
-            Action::Restore(spec) => match Playground::restore(&spec) {
-                Ok(lab) => {
-                    next.lab = Rc::new(RefCell::new(lab));
-                    next.log = Rc::default();
-                    next.running = false;
+            Action::Restore(spec) => {
+                next.lab = Rc::new(RefCell::new(Playground::restore(&spec)));
+                next.log = Rc::default();
+                next.running = false;
+            }
+            Action::Fold { key, first_id, open } => {
+                let mut lab = next.lab.borrow_mut();
+                if open {
+                    lab.open_block(&key, &first_id);
+                } else {
+                    lab.close_block(&key, &first_id);
                 }
-                Err(error) => next.notice = Some(format!("Could not restore the session: {error}")),
-            },
+            }
             Action::ClearConsole => next.log = Rc::default(),
             Action::SetView(view) => next.view = view,
             Action::Notice(notice) => {
@@ -231,6 +243,10 @@ impl Reducible for AppState {
             }
         }
         next.refresh();
+        if matches!(action, Action::Reset | Action::Restore(_)) {
+            // Another session: nothing moved, there is nothing to animate.
+            next.previous = next.snapshot.clone();
+        }
         Rc::new(next)
     }
 }
@@ -244,7 +260,7 @@ mod tests {
     }
 
     fn state() -> Rc<AppState> {
-        Rc::new(AppState::new(Playground::new(&SessionSpec::default()).unwrap(), Vec::new()))
+        Rc::new(AppState::new(Playground::new(&SessionSpec::default()), Vec::new()))
     }
 
     #[test]
@@ -272,6 +288,8 @@ mod tests {
         assert!(s.snapshot.streams.is_empty());
         let s = s.reduce(Action::Redo).reduce(Action::Redo);
         assert_eq!(s.snapshot.streams[0].length, 2);
+        // The pictures get the state before the step, to animate the difference.
+        assert_eq!((s.previous.streams[0].length, s.previous.position), (1, 1));
         assert!(!s.steps[1].changes.is_empty());
     }
 
@@ -294,7 +312,5 @@ mod tests {
         let spec = s.lab.borrow().spec();
         let t = state().reduce(Action::Restore(spec));
         assert_eq!(t.snapshot.streams[0].length, 1);
-        let bad = SessionSpec { profile: "nope".into(), ..SessionSpec::default() };
-        assert!(t.reduce(Action::Restore(bad)).notice.as_deref().unwrap().contains("unknown profile"));
     }
 }

@@ -256,17 +256,17 @@ fn connection_changes(was: &ConnectionView, now: &ConnectionView, out: &mut Vec<
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::view::snapshot;
+    use crate::view::{snapshot, Opened};
     use streamlab_protocol::{Clock, Console, Session};
 
     fn steps(lines: &[&str]) -> Vec<Vec<String>> {
         let mut console = Console::with_connections(Session::new(Clock::Virtual(0)), &["alice", "bob"]);
-        let mut before = snapshot(&console);
+        let mut before = snapshot(&console, &Opened::default());
         lines
             .iter()
             .map(|line| {
                 console.run(line);
-                let after = snapshot(&console);
+                let after = snapshot(&console, &Opened::default());
                 let changed = changes(&before, &after);
                 before = after;
                 changed

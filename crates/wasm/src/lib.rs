@@ -11,16 +11,21 @@ pub mod share;
 pub mod view;
 
 use serde::Serialize;
+use streamlab_engine::{IdMode, StreamId};
 use streamlab_protocol::history::Step;
 use streamlab_protocol::{format_reply, Clock, Console, Output, OutputKind, Reply, Session};
 use wasm_bindgen::prelude::*;
 
 pub use share::SessionSpec;
 pub use streamlab_protocol::console::{completions, help_reply, syntax_hint};
+pub use streamlab_protocol::Profile;
 pub use view::SnapshotView;
+use view::{Opened, RailItem};
 
-/// The engine profile every session uses for now (Redis 8.2 behaviour).
-pub const DEFAULT_PROFILE: &str = "redis-8.2";
+/// The profile a new playground answers as: the console's default (the newest Redis), as the
+/// terminal console starts, so a line behaves the same in both; the header's select and
+/// `:profile NAME` pick another.
+pub const DEFAULT_PROFILE: Profile = Profile::Redis810;
 
 /// The connections a new playground opens, as tabs.
 pub const FIRST_CONNECTIONS: [&str; 2] = ["alice", "bob"];
@@ -107,6 +112,8 @@ fn clip(text: String) -> String {
 pub struct Playground {
     console: Console,
     spec: SessionSpec,
+    /// The blocks of big streams the learner opened (a view setting: time travel keeps it).
+    opened: Opened,
     snapshot: SnapshotView,
     /// `described[i]` is what step `i + 1` printed and changed, kept from when it was
     /// recorded; as long as the recorded steps.
@@ -116,11 +123,8 @@ pub struct Playground {
 impl Playground {
     /// A fresh playground for `spec`'s profile, clock and fill (its log is not run: see
     /// [`Playground::restore`]).
-    pub fn new(spec: &SessionSpec) -> Result<Playground, String> {
-        if spec.profile != DEFAULT_PROFILE {
-            return Err(format!("unknown profile '{}': this build knows {DEFAULT_PROFILE}", spec.profile));
-        }
-        let mut session = Session::new(Clock::Virtual(spec.clock));
+    pub fn new(spec: &SessionSpec) -> Playground {
+        let mut session = Session::with_profile(Clock::Virtual(spec.clock), spec.profile);
         if let Some((key, count)) = &spec.fill {
             // Filling goes straight to the session, before history starts: it is the
             // starting point, not a hundred thousand steps.
@@ -137,23 +141,29 @@ impl Playground {
             session.disconnect(0);
         }
         let console = Console::with_connections(session, &FIRST_CONNECTIONS).interactive();
-        let snapshot = view::snapshot(&console);
+        let opened = Opened::default();
+        let snapshot = view::snapshot(&console, &opened);
         let spec = SessionSpec { log: String::new(), ..spec.clone() };
-        Ok(Playground { console, spec, snapshot, described: Vec::new() })
+        Playground { console, spec, opened, snapshot, described: Vec::new() }
     }
 
     /// A playground with `spec`'s log replayed line by line.
-    pub fn restore(spec: &SessionSpec) -> Result<Playground, String> {
-        let mut playground = Playground::new(spec)?;
+    pub fn restore(spec: &SessionSpec) -> Playground {
+        let mut playground = Playground::new(spec);
         for line in spec.log.lines() {
             playground.run(line);
         }
-        Ok(playground)
+        playground
     }
 
     /// Starts again from the same profile, clock and fill.
     pub fn reset(&mut self) {
-        *self = Playground::new(&self.spec).expect("the spec was accepted before");
+        *self = Playground::new(&self.spec);
+    }
+
+    /// The server the session answers as.
+    pub fn profile(&self) -> Profile {
+        self.spec.profile
     }
 
     /// The console underneath.
@@ -166,8 +176,19 @@ impl Playground {
         &self.snapshot
     }
 
-    /// Runs one console line on the current connection.
+    /// Runs one console line on the current connection. `:profile NAME` starts a fresh
+    /// playground answering as that server (as the console does, but with the playground's
+    /// own connections, and remembered in the spec so share links carry it).
     pub fn run(&mut self, line: &str) -> Vec<OutputView> {
+        if let Some(profile) = profile_switch(line) {
+            *self = Playground::new(&SessionSpec { profile, fill: None, log: String::new(), ..self.spec.clone() });
+            let text = format!(
+                "a fresh session answering as {profile} ({} {})",
+                profile.caps().server,
+                profile.caps().version
+            );
+            return vec![OutputView { to: None, text, kind: "info" }];
+        }
         let outputs = self.console.run(line);
         self.refresh();
         outputs.into_iter().map(OutputView::from).collect()
@@ -222,10 +243,45 @@ impl Playground {
         self.refresh();
     }
 
+    /// Opens (a page of) the collapsed block that starts at the node `first_id` on the rail
+    /// of `key`; nothing when there is no such block.
+    pub fn open_block(&mut self, key: &str, first_id: &str) {
+        let block = self.snapshot.streams.iter().find(|s| s.key == key).and_then(|s| {
+            s.rail.iter().find_map(|item| match item {
+                RailItem::Collapsed(block) if block.first_id == first_id => Some(block.nodes),
+                _ => None,
+            })
+        });
+        let stream = self.console.session().keyspace().stream(key.as_bytes()).ok().flatten();
+        let first = StreamId::parse(first_id.as_bytes(), IdMode::Strict, 0).ok();
+        if let (Some(nodes), Some(stream), Some(first)) = (block, stream, first) {
+            self.opened.open(key.as_bytes(), stream, first, nodes);
+            self.refresh();
+        }
+    }
+
+    /// Closes the run of opened nodes that starts at the node `first_id` on `key`'s rail.
+    pub fn close_block(&mut self, key: &str, first_id: &str) {
+        let Some(stream) = self.snapshot.streams.iter().find(|s| s.key == key) else { return };
+        let run: Vec<StreamId> = stream
+            .rail
+            .iter()
+            .skip_while(|item| !matches!(item, RailItem::Node(n) if n.master_id == first_id))
+            .map_while(|item| match item {
+                RailItem::Node(n) if n.opened => StreamId::parse(n.master_id.as_bytes(), IdMode::Strict, 0).ok(),
+                _ => None,
+            })
+            .collect();
+        if !run.is_empty() {
+            self.opened.close(key.as_bytes(), &run);
+            self.refresh();
+        }
+    }
+
     /// After anything that may have moved or recorded a step: a new snapshot, and the
     /// description of the step just recorded (if one was).
     fn refresh(&mut self) {
-        let after = view::snapshot(&self.console);
+        let after = view::snapshot(&self.console, &self.opened);
         let timeline = self.console.timeline();
         let position = timeline.position();
         let records = timeline.records();
@@ -301,6 +357,16 @@ impl Playground {
     }
 }
 
+/// The profile a `:profile NAME` line switches to, when it is one naming a known profile
+/// (other `:profile` lines, such as a bad name, are the console's to answer).
+fn profile_switch(line: &str) -> Option<Profile> {
+    let mut words = line.trim().strip_prefix(':')?.split_whitespace();
+    match (words.next(), words.next(), words.next()) {
+        (Some("profile"), Some(name), None) => name.parse().ok(),
+        _ => None,
+    }
+}
+
 /// The playground for JavaScript: every answer is a JSON string.
 #[wasm_bindgen]
 pub struct StreamLab {
@@ -318,7 +384,7 @@ impl StreamLab {
     #[wasm_bindgen(constructor)]
     pub fn new(fragment: &str) -> Result<StreamLab, JsError> {
         let spec = SessionSpec::parse(fragment).map_err(|e| JsError::new(&e))?;
-        Playground::restore(&spec).map(|inner| StreamLab { inner }).map_err(|e| JsError::new(&e))
+        Ok(StreamLab { inner: Playground::restore(&spec) })
     }
 
     /// Runs a console line; returns its output blocks.
@@ -377,7 +443,7 @@ mod tests {
     use super::*;
 
     fn playground(lines: &[&str]) -> Playground {
-        let mut p = Playground::new(&SessionSpec::default()).unwrap();
+        let mut p = Playground::new(&SessionSpec::default());
         for line in lines {
             p.run(line);
         }
@@ -444,16 +510,116 @@ mod tests {
         let p =
             playground(&["XADD s 1-0 f \"a b\"", ":as bob", "XLEN s", ":clock +2s", ":as carol", "PING", ":as alice"]);
         let spec = p.spec();
-        let again = Playground::restore(&SessionSpec::parse(&spec.to_fragment()).unwrap()).unwrap();
+        let again = Playground::restore(&SessionSpec::parse(&spec.to_fragment()).unwrap());
         assert_eq!(again.snapshot(), p.snapshot());
         assert_eq!(again.spec(), spec);
-        assert!(Playground::new(&SessionSpec { profile: "redis-6".into(), ..SessionSpec::default() }).is_err());
+    }
+
+    #[test]
+    fn profile_lines_start_a_fresh_session_as_another_server() {
+        let claim = "XREADGROUP GROUP g alice CLAIM 0 STREAMS s >";
+        let mut p = playground(&["XADD s 1-0 f v", "XGROUP CREATE s g 0"]);
+        assert_eq!(p.profile(), Profile::default(), "the console's default");
+        assert_eq!(p.run(claim)[0].kind, "reply");
+        let out = p.run(":profile redis-8.2");
+        assert_eq!(out[0].text, "a fresh session answering as redis-8.2 (redis 8.2.3)");
+        assert_eq!((p.step_count(), p.snapshot().streams.len(), p.profile()), (0, 0, Profile::Redis82));
+        let names: Vec<&str> = p.snapshot().connections.iter().map(|c| c.name.as_str()).collect();
+        assert_eq!(names, FIRST_CONNECTIONS);
+        p.run("XADD s 1-0 f v");
+        p.run("XGROUP CREATE s g 0");
+        assert_eq!(p.run(claim)[0].text, "(error) ERR syntax error");
+        // The spec carries the profile, so a share link answers as the same server.
+        let again = Playground::restore(&SessionSpec::parse(&p.spec().to_fragment()).unwrap());
+        assert_eq!(again.profile(), Profile::Redis82);
+        assert_eq!(again.snapshot(), p.snapshot());
+        // A bad name is the console's error, and changes nothing.
+        let out = p.run(":profile redis-6");
+        assert!(out[0].text.starts_with("(error) unknown profile 'redis-6'"), "{:?}", out);
+        assert_eq!(p.profile(), Profile::Redis82);
+        p.reset();
+        assert_eq!((p.profile(), p.step_count()), (Profile::Redis82, 0));
+    }
+
+    #[test]
+    fn collapsed_blocks_open_a_page_at_a_time_and_close() {
+        let spec = SessionSpec { fill: Some(("big".into(), 10_000)), ..SessionSpec::default() };
+        let mut p = Playground::new(&spec);
+        let blocks = |p: &Playground| -> Vec<(String, usize)> {
+            p.snapshot().streams[0]
+                .rail
+                .iter()
+                .filter_map(|item| match item {
+                    RailItem::Collapsed(b) => Some((b.first_id.clone(), b.nodes)),
+                    RailItem::Node(_) => None,
+                })
+                .collect()
+        };
+        let opened = |p: &Playground| -> Vec<String> {
+            p.snapshot().streams[0]
+                .rail
+                .iter()
+                .filter_map(|item| match item {
+                    RailItem::Node(n) if n.opened => Some(n.master_id.clone()),
+                    _ => None,
+                })
+                .collect()
+        };
+        let (first, nodes) = blocks(&p)[0].clone();
+        p.open_block("big", &first);
+        let shown = opened(&p);
+        assert_eq!(shown[0], first);
+        let entries: usize = p.snapshot().streams[0]
+            .rail
+            .iter()
+            .map(|item| match item {
+                RailItem::Node(n) if n.opened => n.entries.len(),
+                _ => 0,
+            })
+            .sum();
+        assert!(entries > 0 && entries as u64 <= view::OPEN_PAGE, "{entries}");
+        // The rest of the block stays collapsed, starting after the opened page.
+        let rest = blocks(&p);
+        assert_eq!(rest[0].1, nodes - shown.len());
+        // Opened nodes stay open across commands and undo.
+        p.run("XADD big * n x");
+        p.undo();
+        assert_eq!(opened(&p), shown);
+        // Opening page after page stays under the cap.
+        for _ in 0..20 {
+            let (next, _) = blocks(&p)[0].clone();
+            p.open_block("big", &next);
+        }
+        let drawn: usize = p.snapshot().streams[0]
+            .rail
+            .iter()
+            .map(|item| match item {
+                RailItem::Node(n) if n.opened => n.entries.len(),
+                _ => 0,
+            })
+            .sum();
+        assert!(drawn as u64 <= view::OPEN_CAP, "{drawn}");
+        // Closing a run closes its nodes only; runs close one by one.
+        let before = opened(&p);
+        p.close_block("big", &before[0]);
+        let after = opened(&p);
+        assert!(
+            !after.contains(&before[0]) && after.len() < before.len() && after.iter().all(|id| before.contains(id))
+        );
+        for _ in 0..before.len() {
+            if let Some(first) = opened(&p).first().cloned() {
+                p.close_block("big", &first);
+            }
+        }
+        assert!(opened(&p).is_empty());
+        p.open_block("big", "no-such-block");
+        assert!(opened(&p).is_empty());
     }
 
     #[test]
     fn fill_starts_with_a_big_stream_and_no_steps() {
         let spec = SessionSpec { fill: Some(("big".into(), 1_000)), ..SessionSpec::default() };
-        let p = Playground::new(&spec).unwrap();
+        let p = Playground::new(&spec);
         assert_eq!(p.snapshot().streams[0].length, 1_000);
         assert_eq!(p.step_count(), 0);
         let names: Vec<u64> = p.snapshot().connections.iter().map(|c| c.id).collect();

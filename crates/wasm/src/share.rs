@@ -2,14 +2,14 @@
 //! session, and the redis-cli script that replays it against a real server.
 
 use crate::DEFAULT_PROFILE;
-use streamlab_protocol::VIRTUAL_EPOCH_MS;
+use streamlab_protocol::{Profile, VIRTUAL_EPOCH_MS};
 
 /// What a session is made from: an engine profile, a starting clock, an optional big stream
 /// to start with, and the console lines that were run.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct SessionSpec {
-    /// The engine profile.
-    pub profile: String,
+    /// The server the session answers as.
+    pub profile: Profile,
     /// The virtual clock's start (Unix ms).
     pub clock: i64,
     /// A stream filled with this many entries (`1-0`..`N-0`, field `n`) before history starts.
@@ -20,7 +20,7 @@ pub struct SessionSpec {
 
 impl Default for SessionSpec {
     fn default() -> Self {
-        SessionSpec { profile: DEFAULT_PROFILE.into(), clock: VIRTUAL_EPOCH_MS, fill: None, log: String::new() }
+        SessionSpec { profile: DEFAULT_PROFILE, clock: VIRTUAL_EPOCH_MS, fill: None, log: String::new() }
     }
 }
 
@@ -37,7 +37,9 @@ impl SessionSpec {
             let (name, value) = part.split_once('=').unwrap_or((part, ""));
             let value = decode(value).ok_or_else(|| format!("'{name}' is not well encoded"))?;
             match name {
-                "profile" => spec.profile = value,
+                "profile" => {
+                    spec.profile = value.parse().map_err(|e: streamlab_protocol::UnknownProfile| e.to_string())?
+                }
                 "clock" => spec.clock = value.parse().map_err(|_| format!("clock '{value}' is not a number"))?,
                 "fill" => {
                     let (key, count) = value.rsplit_once(':').ok_or("fill is KEY:COUNT")?;
@@ -56,7 +58,7 @@ impl SessionSpec {
 
     /// The fragment (without `#`) that [`SessionSpec::parse`] reads back to this spec.
     pub fn to_fragment(&self) -> String {
-        let mut out = format!("profile={}&clock={}", encode(&self.profile), self.clock);
+        let mut out = format!("profile={}&clock={}", encode(self.profile.name()), self.clock);
         if let Some((key, count)) = &self.fill {
             out.push_str(&format!("&fill={}", encode(&format!("{key}:{count}"))));
         }
@@ -146,7 +148,7 @@ mod tests {
     #[test]
     fn fragments_round_trip() {
         let spec = SessionSpec {
-            profile: DEFAULT_PROFILE.into(),
+            profile: Profile::Valkey9,
             clock: 42,
             fill: Some(("big stream".into(), 10)),
             log: "XADD s * f \"a b\"\n:as bob\nXLEN s\n".into(),
@@ -156,6 +158,8 @@ mod tests {
         assert_eq!(SessionSpec::parse(&format!("#{fragment}")).unwrap(), spec);
         assert_eq!(SessionSpec::parse("").unwrap(), SessionSpec::default());
         assert!(SessionSpec::parse("clock=soon").is_err());
+        assert_eq!(SessionSpec::parse("profile=redis-8.2").unwrap().profile, Profile::Redis82);
+        assert!(SessionSpec::parse("profile=redis-6").unwrap_err().contains("unknown profile 'redis-6'"));
         assert!(SessionSpec::parse("log=%zz").is_err());
         assert_eq!(decode("a+b%C3%A9"), Some("a bé".into()));
     }

@@ -4,7 +4,11 @@
 //! engine and the session; nothing here changes them. Big streams stay cheap: the rail holds
 //! the entries of at most [`RAIL_BUDGET`] entries' worth of nodes (the tail, the nodes that
 //! hold group cursors and pending entries, the head), and collapses every other run of nodes
-//! into a block with counts. Pending lists are capped per consumer the same way.
+//! into a block with counts. A learner can open a block a page at a time ([`Opened`]); opened
+//! nodes are drawn on top of the budget, up to [`OPEN_CAP`] entries per stream. Pending lists
+//! are capped per consumer the same way.
+
+use std::collections::BTreeMap;
 
 use serde::Serialize;
 use streamlab_engine::{Group, Node, Stream, StreamId, Value};
@@ -12,6 +16,13 @@ use streamlab_protocol::{console::command_line, Console, Reply};
 
 /// At most this many entries are drawn on one stream's rail; other nodes collapse.
 pub const RAIL_BUDGET: u64 = 300;
+
+/// Opening a collapsed block draws its first nodes, up to this many entries (at least one node).
+pub const OPEN_PAGE: u64 = 300;
+
+/// At most this many opened entries are drawn per stream; opening more closes the oldest
+/// opening first, so the page stays as cheap to redraw as the budget meant.
+pub const OPEN_CAP: u64 = 1_500;
 
 /// At most this many pending entries are listed per consumer (the count is always exact).
 pub const PENDING_CAP: usize = 200;
@@ -147,6 +158,8 @@ pub enum RailItem {
 pub struct NodeView {
     /// The node's master id.
     pub master_id: String,
+    /// Drawn because the learner opened the block it was in (it can be closed again).
+    pub opened: bool,
     /// Live entries.
     pub live: u32,
     /// Tombstones.
@@ -236,8 +249,54 @@ fn text(bytes: &[u8]) -> String {
     String::from_utf8_lossy(bytes).into_owned()
 }
 
-/// The snapshot of a console at its current step.
-pub fn snapshot(console: &Console) -> SnapshotView {
+/// The nodes learners opened on big streams' rails: per stream key, master ids in the order
+/// they were opened. A view setting, not session state: undo and time travel keep it, and ids
+/// whose nodes are gone are simply not drawn.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Opened(BTreeMap<Vec<u8>, Vec<StreamId>>);
+
+impl Opened {
+    fn of(&self, key: &[u8]) -> &[StreamId] {
+        self.0.get(key).map_or(&[], Vec::as_slice)
+    }
+
+    /// Opens the collapsed block of `stream` (under `key`) that starts with the node
+    /// `first_id` and spans `nodes` nodes: its first [`OPEN_PAGE`] entries' worth of nodes.
+    /// The rest of the block stays collapsed, and opens the same way.
+    pub fn open(&mut self, key: &[u8], stream: &Stream, first_id: StreamId, nodes: usize) {
+        let mut page = Vec::new();
+        let mut entries = 0;
+        for node in stream.nodes().range(first_id..).map(|(_, n)| n).take(nodes) {
+            if !page.is_empty() && entries + node.members() > OPEN_PAGE {
+                break;
+            }
+            entries += node.members();
+            page.push(node.master_id);
+        }
+        let opened = self.0.entry(key.to_vec()).or_default();
+        opened.retain(|id| !page.contains(id));
+        opened.extend(page);
+        // Keep within the cap, closing the oldest openings first.
+        let size = |id: &StreamId| stream.nodes().get(id).map_or(0, Node::members);
+        let mut total: u64 = opened.iter().map(size).sum();
+        while total > OPEN_CAP && opened.len() > 1 {
+            total -= size(&opened.remove(0));
+        }
+    }
+
+    /// Closes opened nodes again.
+    pub fn close(&mut self, key: &[u8], ids: &[StreamId]) {
+        if let Some(opened) = self.0.get_mut(key) {
+            opened.retain(|id| !ids.contains(id));
+            if opened.is_empty() {
+                self.0.remove(key);
+            }
+        }
+    }
+}
+
+/// The snapshot of a console at its current step, with the blocks learners opened.
+pub fn snapshot(console: &Console, opened: &Opened) -> SnapshotView {
     let session = console.session();
     let now = session.now();
     let db = session.keyspace();
@@ -245,7 +304,7 @@ pub fn snapshot(console: &Console) -> SnapshotView {
     let mut other_keys = Vec::new();
     for (key, value) in db.iter() {
         match value {
-            Value::Stream(stream) => streams.push(stream_view(key, stream, now)),
+            Value::Stream(stream) => streams.push(stream_view(key, stream, now, opened.of(key))),
             Value::String(bytes) => other_keys.push(KeyView {
                 key: text(key),
                 kind: "string".into(),
@@ -326,7 +385,7 @@ fn messages(console: &Console, conn: u64) -> Vec<MessageView> {
     kept
 }
 
-fn stream_view(key: &[u8], stream: &Stream, now: i64) -> StreamView {
+fn stream_view(key: &[u8], stream: &Stream, now: i64, opened: &[StreamId]) -> StreamView {
     let tombstones: u64 = stream.nodes().values().map(|n| u64::from(n.deleted)).sum();
     StreamView {
         key: text(key),
@@ -338,19 +397,30 @@ fn stream_view(key: &[u8], stream: &Stream, now: i64) -> StreamView {
         tombstones,
         removed: stream.entries_added().saturating_sub(stream.len() + tombstones),
         node_count: stream.nodes().len(),
-        rail: rail(stream),
+        rail: rail(stream, opened),
         groups: stream.groups().iter().map(|(name, group)| group_view(name, group, stream, now)).collect(),
     }
 }
 
-/// Which nodes to draw entry by entry: everything when it fits the budget; otherwise the tail
-/// first, then the nodes holding group cursors and the first and last pending entries, then
-/// the head, as long as the budget lasts.
-fn expanded_nodes(stream: &Stream) -> Vec<bool> {
+/// How a node is drawn on the rail.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Draw {
+    /// Counted in a collapsed block.
+    Collapsed,
+    /// Entry by entry, within the budget.
+    Drawn,
+    /// Entry by entry, because the learner opened it.
+    Opened,
+}
+
+/// How to draw each node: everything when it fits the budget; otherwise the opened nodes,
+/// then the tail, the nodes holding group cursors and the first and last pending entries,
+/// then the head, as long as the budget lasts.
+fn expanded_nodes(stream: &Stream, opened: &[StreamId]) -> Vec<Draw> {
     let nodes: Vec<&Node> = stream.nodes().values().collect();
     let total: u64 = nodes.iter().map(|n| n.members()).sum();
     if total <= RAIL_BUDGET {
-        return vec![true; nodes.len()];
+        return vec![Draw::Drawn; nodes.len()];
     }
     let node_of = |id: StreamId| nodes.partition_point(|n| n.master_id <= id).checked_sub(1);
     let mut wanted: Vec<usize> = Vec::new();
@@ -361,23 +431,24 @@ fn expanded_nodes(stream: &Stream) -> Vec<bool> {
         wanted.extend(pel.keys().take(3).chain(pel.keys().rev().take(3)).filter_map(|&id| node_of(id)));
     }
     wanted.push(0);
-    let mut expanded = vec![false; nodes.len()];
+    let mut draw: Vec<Draw> =
+        nodes.iter().map(|n| if opened.contains(&n.master_id) { Draw::Opened } else { Draw::Collapsed }).collect();
     let mut used = 0;
     for index in wanted {
-        if !expanded[index] && used + nodes[index].members() <= RAIL_BUDGET {
-            expanded[index] = true;
+        if draw[index] == Draw::Collapsed && used + nodes[index].members() <= RAIL_BUDGET {
+            draw[index] = Draw::Drawn;
             used += nodes[index].members();
         }
     }
-    expanded
+    draw
 }
 
-fn rail(stream: &Stream) -> Vec<RailItem> {
-    let expanded = expanded_nodes(stream);
+fn rail(stream: &Stream, opened: &[StreamId]) -> Vec<RailItem> {
+    let draw = expanded_nodes(stream, opened);
     let mut items: Vec<RailItem> = Vec::new();
-    for (node, expand) in stream.nodes().values().zip(expanded) {
-        if expand {
-            items.push(RailItem::Node(node_view(node, stream)));
+    for (node, draw) in stream.nodes().values().zip(draw) {
+        if draw != Draw::Collapsed {
+            items.push(RailItem::Node(node_view(node, stream, draw == Draw::Opened)));
             continue;
         }
         match items.last_mut() {
@@ -399,7 +470,7 @@ fn rail(stream: &Stream) -> Vec<RailItem> {
     items
 }
 
-fn node_view(node: &Node, stream: &Stream) -> NodeView {
+fn node_view(node: &Node, stream: &Stream, opened: bool) -> NodeView {
     let entries = node
         .walk()
         .map(|raw| {
@@ -418,7 +489,7 @@ fn node_view(node: &Node, stream: &Stream) -> NodeView {
             }
         })
         .collect();
-    NodeView { master_id: node.master_id.to_string(), live: node.live, deleted: node.deleted, entries }
+    NodeView { master_id: node.master_id.to_string(), opened, live: node.live, deleted: node.deleted, entries }
 }
 
 /// Why Redis answers a nil lag for this group, in plain words.
@@ -499,7 +570,7 @@ mod tests {
             ":clock +1500",
             "XDEL jobs 2-0",
         ]);
-        let view = snapshot(&c);
+        let view = snapshot(&c, &Opened::default());
         assert_eq!(view.now, 2_500);
         let jobs = &view.streams[0];
         assert_eq!((jobs.length, jobs.entries_added, jobs.tombstones), (2, 3, 1));
@@ -534,7 +605,7 @@ mod tests {
             "MULTI",
             "PING",
         ]);
-        let view = snapshot(&c);
+        let view = snapshot(&c, &Opened::default());
         let names: Vec<&str> = view.connections.iter().map(|c| c.name.as_str()).collect();
         assert_eq!(names, vec!["alice", "bob", "carol"]);
         assert_eq!(view.connections[0].multi, Some(1));
@@ -547,7 +618,7 @@ mod tests {
         let mut c = c;
         c.run("EXEC");
         c.run("PUBLISH news hello");
-        let view = snapshot(&c);
+        let view = snapshot(&c, &Opened::default());
         assert_eq!(
             view.connections[2].messages,
             vec![MessageView { step: 7, channel: "news".into(), pattern: None, payload: "hello".into() }]
@@ -561,7 +632,7 @@ mod tests {
             c.run(&format!("XADD big {i}-0 n {i}"));
         }
         c.run("XREADGROUP GROUP g alice COUNT 10 STREAMS big >");
-        let view = snapshot(&c);
+        let view = snapshot(&c, &Opened::default());
         let big = &view.streams[0];
         let drawn: usize = big
             .rail
@@ -592,7 +663,7 @@ mod tests {
     #[test]
     fn snapshot_serializes_to_json() {
         let c = console(&["XADD s 1-0 f v"]);
-        let json = serde_json::to_string(&snapshot(&c)).unwrap();
-        assert!(json.contains(r#""rail":[{"kind":"node","master_id":"1-0""#), "{json}");
+        let json = serde_json::to_string(&snapshot(&c, &Opened::default())).unwrap();
+        assert!(json.contains(r#""rail":[{"kind":"node","master_id":"1-0","opened":false"#), "{json}");
     }
 }
