@@ -6,6 +6,8 @@ import { existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, normalize, extname, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { createRequire } from 'node:module';
+import assert from 'node:assert/strict';
 import { chromium } from 'playwright-core';
 
 const here = dirname(fileURLToPath(import.meta.url));
@@ -45,7 +47,7 @@ export async function serveDist() {
  * Starts headless Chromium with a fresh profile (so local storage starts empty) and opens the
  * playground, optionally at a fragment; waits for the console. Close with `context.close()`.
  */
-export async function open(url, { fragment = '', width = 1400, height = 1000, colorScheme = 'light', reducedMotion = 'no-preference' } = {}) {
+export async function open(url, { fragment = '', width = 1400, height = 1000, colorScheme = 'light', reducedMotion = 'no-preference', touch = false } = {}) {
   const profile = await mkdtemp(join(tmpdir(), 'streamlab-chromium-'));
   const context = await chromium.launchPersistentContext(profile, {
     executablePath: process.env.CHROMIUM ?? '/usr/bin/chromium',
@@ -53,6 +55,9 @@ export async function open(url, { fragment = '', width = 1400, height = 1000, co
     viewport: { width, height },
     colorScheme,
     reducedMotion,
+    // A phone: touch events and a coarse pointer.
+    hasTouch: touch,
+    isMobile: touch,
     args: [
       '--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
       '--disable-background-networking', '--disable-component-update', '--disable-sync',
@@ -66,6 +71,18 @@ export async function open(url, { fragment = '', width = 1400, height = 1000, co
   await page.waitForSelector('#console-input');
   return { page, context, errors };
 }
+
+/** A queue with a group: alice reads two jobs, then, 1.5 s later, bob one. */
+export const SCENARIO = [
+  'XGROUP CREATE jobs workers $ MKSTREAM',
+  'XADD jobs 1-0 type email to ann',
+  'XADD jobs 2-0 type sms to bob',
+  'XADD jobs 3-0 type push to cy',
+  'XADD jobs 4-0 type email to dee',
+  'XREADGROUP GROUP workers alice COUNT 2 STREAMS jobs >',
+  ':clock +1500',
+  'XREADGROUP GROUP workers bob COUNT 1 STREAMS jobs >',
+];
 
 /** Types a console line and presses Enter. */
 export async function type(page, line) {
@@ -84,10 +101,45 @@ export async function settle(page) {
     .filter((a) => a.effect?.getTiming().iterations !== Infinity).map((a) => a.finished)));
 }
 
-export async function screenshot(page, name) {
+/**
+ * Saves a screenshot once animations have settled: the whole page, or with `fullPage: false`
+ * the viewport only (a full-page shot of an emulated phone drops its touch emulation for the
+ * shot, so the page redraws for a mouse).
+ */
+export async function screenshot(page, name, { fullPage = true } = {}) {
   await mkdir(shots, { recursive: true });
   const path = join(shots, name);
   await settle(page);
-  await page.screenshot({ path, fullPage: true });
+  await page.screenshot({ path, fullPage });
   return path;
+}
+
+/** Runs the page test `body` in a fresh browser profile, closing it whatever happens. */
+export async function withPage(url, options, body) {
+  const { page, context, errors } = await open(url, options);
+  try {
+    await body(page);
+    assert.deepEqual(errors, [], 'no errors in the page');
+  } finally {
+    await context.close();
+  }
+}
+
+/** Types each line into the console. */
+export async function runAll(page, lines) {
+  for (const line of lines) await type(page, line);
+}
+
+const require = createRequire(import.meta.url);
+const axeSource = await readFile(require.resolve('axe-core/axe.min.js'), 'utf8');
+
+/** Violations of axe-core's rules at serious or critical impact. */
+export async function axe(page) {
+  // Cards fade in; measure contrast once they have arrived.
+  await settle(page);
+  await page.evaluate(axeSource);
+  const result = await page.evaluate(() => window.axe.run(document, { resultTypes: ['violations'] }));
+  return result.violations
+    .filter((v) => v.impact === 'serious' || v.impact === 'critical')
+    .map((v) => `${v.id} (${v.impact}): ${v.help} — ${v.nodes.map((n) => n.target.join(' ')).slice(0, 3).join(', ')}`);
 }

@@ -2,53 +2,14 @@
 // playwright-core. Needs dist/ (cargo xtask dist); `cargo xtask test` builds it first.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFile } from 'node:fs/promises';
-import { createRequire } from 'node:module';
-import { serveDist, open, type, lastEntry, screenshot, settle } from './harness.mjs';
-
-const require = createRequire(import.meta.url);
-const axeSource = await readFile(require.resolve('axe-core/axe.min.js'), 'utf8');
+import { serveDist, type, lastEntry, screenshot, withPage as withPageAt, runAll, axe, SCENARIO } from './harness.mjs';
 
 let server;
 before(async () => { server = await serveDist(); });
 after(async () => { await server?.close(); });
 
-/** Runs the page test `body` in a fresh browser profile, closing it whatever happens. */
-async function withPage(options, body) {
-  const { page, context, errors } = await open(server.url, options);
-  try {
-    await body(page);
-    assert.deepEqual(errors, [], 'no errors in the page');
-  } finally {
-    await context.close();
-  }
-}
+const withPage = (options, body) => withPageAt(server.url, options, body);
 
-const SCENARIO = [
-  'XGROUP CREATE jobs workers $ MKSTREAM',
-  'XADD jobs 1-0 type email to ann',
-  'XADD jobs 2-0 type sms to bob',
-  'XADD jobs 3-0 type push to cy',
-  'XADD jobs 4-0 type email to dee',
-  'XREADGROUP GROUP workers alice COUNT 2 STREAMS jobs >',
-  ':clock +1500',
-  'XREADGROUP GROUP workers bob COUNT 1 STREAMS jobs >',
-];
-
-async function runAll(page, lines) {
-  for (const line of lines) await type(page, line);
-}
-
-/** Violations of axe-core's rules at serious or critical impact. */
-async function axe(page) {
-  // Cards fade in; measure contrast once they have arrived.
-  await settle(page);
-  await page.evaluate(axeSource);
-  const result = await page.evaluate(() => window.axe.run(document, { resultTypes: ['violations'] }));
-  return result.violations
-    .filter((v) => v.impact === 'serious' || v.impact === 'critical')
-    .map((v) => `${v.id} (${v.impact}): ${v.help} — ${v.nodes.map((n) => n.target.join(' ')).slice(0, 3).join(', ')}`);
-}
 
 test('the console answers like redis-cli, with errors in red, help, hints, completion and history', async () => {
   await withPage({}, async (page) => {
@@ -121,7 +82,7 @@ test('group cursors and PEL lanes follow reads, claims, acks and deletes', async
     await type(page, 'XCLAIM jobs workers bob 1000 1-0');
     // The claimed card slides from alice's lane to bob's.
     const moved = lane('bob').locator('.pel-card[data-key="jobs/workers/1-0"]');
-    assert.equal(await moved.evaluate((e) => e.style.transition), 'transform 450ms');
+    assert.ok(await moved.evaluate((e) => e.getAnimations().some((a) => a.id === 'slide')));
     assert.deepEqual(await cards('alice'), ['2-0']);
     assert.deepEqual(await cards('bob'), ['1-0', '3-0']);
     assert.match(await lane('bob').locator('.pel-card').first().innerText(), /×2/);

@@ -8,22 +8,10 @@ use wasm_bindgen::JsCast;
 use web_sys::HtmlInputElement;
 use yew::prelude::*;
 
+use crate::compose::Compose;
+use crate::motion::use_media;
 use crate::page;
 use crate::state::{Action, LogEntry};
-
-/// Templates the palette puts into the input (handy on touch screens).
-const PALETTE: &[(&str, &str)] = &[
-    ("XADD", "XADD jobs * type email"),
-    ("XGROUP CREATE", "XGROUP CREATE jobs workers $ MKSTREAM"),
-    ("XREADGROUP", "XREADGROUP GROUP workers alice COUNT 1 STREAMS jobs >"),
-    ("XACK", "XACK jobs workers "),
-    ("XPENDING", "XPENDING jobs workers"),
-    ("XCLAIM", "XCLAIM jobs workers bob 0 "),
-    ("XAUTOCLAIM", "XAUTOCLAIM jobs workers bob 1000 0-0"),
-    ("XINFO GROUPS", "XINFO GROUPS jobs"),
-    ("XDEL", "XDEL jobs "),
-    ("XTRIM", "XTRIM jobs MAXLEN 2"),
-];
 
 #[derive(Properties, PartialEq)]
 pub struct ConsoleProps {
@@ -110,7 +98,22 @@ pub fn Console(props: &ConsoleProps) -> Html {
         })
     };
 
+    // Enter, or the palette's Run.
+    let on_run = {
+        let input = input.clone();
+        let browsing = browsing.clone();
+        let offered = offered.clone();
+        let on_action = props.on_action.clone();
+        Callback::from(move |()| {
+            page::mark_command();
+            on_action.emit(Action::Run((*input).clone()));
+            input.set(String::new());
+            browsing.set(None);
+            offered.set(Vec::new());
+        })
+    };
     let onkeydown = {
+        let on_run = on_run.clone();
         let input = input.clone();
         let browsing = browsing.clone();
         let offered = offered.clone();
@@ -121,11 +124,7 @@ pub fn Console(props: &ConsoleProps) -> Html {
             match e.key().as_str() {
                 "Enter" => {
                     e.prevent_default();
-                    page::mark_command();
-                    on_action.emit(Action::Run(line));
-                    input.set(String::new());
-                    browsing.set(None);
-                    offered.set(Vec::new());
+                    on_run.emit(());
                 }
                 "ArrowUp" if !history.is_empty() => {
                     e.prevent_default();
@@ -226,21 +225,21 @@ pub fn Console(props: &ConsoleProps) -> Html {
     });
 
     let hint = syntax_hint(&input).unwrap_or_default();
-    let palette: Vec<Html> = PALETTE
-        .iter()
-        .map(|(label, template)| {
-            let input = input.clone();
-            let input_ref = input_ref.clone();
-            let template = (*template).to_owned();
-            let onclick = Callback::from(move |_| {
-                input.set(template.clone());
+    let touch = use_media("(pointer: coarse)");
+    let on_edit = {
+        let input = input.clone();
+        let input_ref = input_ref.clone();
+        Callback::from(move |line: String| {
+            input.set(line);
+            // With a keyboard, typing goes on in the input; a touch screen keeps its keyboard
+            // closed while the palette composes.
+            if !touch {
                 if let Some(element) = input_ref.cast::<HtmlInputElement>() {
                     let _ = element.focus();
                 }
-            });
-            html! { <button class="chip" {onclick}>{*label}</button> }
+            }
         })
-        .collect();
+    };
     let onsubmit = Callback::from(|e: SubmitEvent| e.prevent_default());
 
     html! {
@@ -270,7 +269,7 @@ pub fn Console(props: &ConsoleProps) -> Html {
             if !offered.is_empty() {
                 <p class="offered" aria-live="polite">{"Completions: "}{offered.join("  ")}</p>
             }
-            <div class="palette" role="group" aria-label="Command templates">{ for palette }</div>
+            <Compose line={(*input).clone()} snapshot={props.snapshot.clone()} {touch} {on_edit} {on_run} />
         </section>
     }
 }

@@ -4,6 +4,7 @@
 //! (storage, the URL, timers, focus) live in `app` and `page`.
 
 mod app;
+mod compose;
 mod console;
 mod motion;
 mod page;

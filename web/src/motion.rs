@@ -7,6 +7,7 @@ use std::collections::{HashMap, HashSet};
 
 use streamlab_wasm::view::{NodeView, PendingView, RailItem, SnapshotView, StreamView};
 use wasm_bindgen::JsCast;
+use wasm_bindgen::JsValue;
 use web_sys::{Element, HtmlElement};
 use yew::prelude::*;
 
@@ -174,12 +175,13 @@ fn page_offset() -> (f64, f64) {
     (window.scroll_x().unwrap_or(0.0), window.scroll_y().unwrap_or(0.0))
 }
 
-fn find(selector: &str) -> Option<HtmlElement> {
+/// The first element a selector finds.
+pub fn find(selector: &str) -> Option<HtmlElement> {
     gloo::utils::document().query_selector(selector).ok().flatten().and_then(|e| e.dyn_into().ok())
 }
 
 /// An attribute value quoted for a selector.
-fn quoted(value: &str) -> String {
+pub fn quoted(value: &str) -> String {
     format!("\"{}\"", value.replace('\\', "\\\\").replace('"', "\\\""))
 }
 
@@ -209,7 +211,7 @@ pub fn measure_places() -> HashMap<String, (f64, f64)> {
 
 /// Slides cards from where they were (page coordinates) to where they are now (FLIP): claimed
 /// cards from their old lane (`places`, measured after the previous render), delivered ones
-/// from their entry on the rail. The style sheet turns the transition off for reduced motion.
+/// from their entry on the rail. Nothing moves for reduced motion: the motion is empty then.
 pub fn slide(motion: &Motion, places: &HashMap<String, (f64, f64)>) {
     if motion.claimed.is_empty() && motion.delivered.is_empty() {
         return;
@@ -233,19 +235,25 @@ pub fn slide(motion: &Motion, places: &HashMap<String, (f64, f64)>) {
             Some((card, x - rect.left() - sx, y - rect.top() - sy))
         })
         .collect();
-    for (card, dx, dy) in &moved {
-        let style = card.style();
-        let _ = style.set_property("animation", "none");
-        let _ = style.set_property("transition", "none");
-        let _ = style.set_property("transform", &format!("translate({dx}px, {dy}px)"));
-    }
-    if let Some((card, _, _)) = moved.first() {
-        let _ = card.offset_width(); // apply the start positions before transitioning
-    }
-    for (card, _, _) in &moved {
-        let style = card.style();
-        let _ = style.set_property("transition", "transform 450ms ease");
-        let _ = style.set_property("transform", "");
+    // A script animation (Element.animate, called through JavaScript: web-sys keeps it behind
+    // its unstable APIs): it leaves no style behind, and it wins over the cards' CSS
+    // animations for the transform while they go on (a delivered card still fades in).
+    let object = |pairs: &[(&str, JsValue)]| {
+        let object = js_sys::Object::new();
+        for (name, value) in pairs {
+            let _ = js_sys::Reflect::set(&object, &(*name).into(), value);
+        }
+        object
+    };
+    let options = object(&[("duration", 450.into()), ("easing", "ease".into()), ("id", "slide".into())]);
+    for (card, dx, dy) in moved {
+        let from = object(&[("transform", format!("translate({dx}px, {dy}px)").into())]);
+        let frames = js_sys::Array::of2(&from, &object(&[("transform", "none".into())]));
+        let animate =
+            js_sys::Reflect::get(&card, &"animate".into()).ok().and_then(|f| f.dyn_into::<js_sys::Function>().ok());
+        if let Some(animate) = animate {
+            let _ = animate.call2(&card, &frames, &options);
+        }
     }
 }
 

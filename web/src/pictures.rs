@@ -1,6 +1,7 @@
 //! The pictures: pure functions of a snapshot. A stream is a rail of entry cards grouped by
 //! node; a group is a cursor on the rail; a consumer is a lane of the cards it owns in the PEL.
 
+use std::cell::RefCell;
 use std::collections::HashMap;
 use std::rc::Rc;
 
@@ -12,7 +13,7 @@ use wasm_bindgen::JsCast;
 use web_sys::{Element, HtmlElement};
 use yew::prelude::*;
 
-use crate::motion::{id_order, measure_places, motion, slide, use_media, Motion};
+use crate::motion::{find, id_order, measure_places, motion, quoted, slide, use_media, Motion};
 use crate::state::Action;
 
 #[derive(Properties, PartialEq)]
@@ -179,45 +180,50 @@ fn left_node(node: &NodeView) -> Html {
     }
 }
 
-/// The button that opens or closes a block; the same element in both states (same key, same
-/// place), so it keeps the focus.
-fn fold(key: &str, first_id: &str, open: bool, label: String, body: Html, on_action: &Callback<Action>) -> Html {
-    let on_action = on_action.clone();
+/// What the blocks' buttons need: the dispatcher, and the button to focus after the redraw
+/// (the one pressed: it now opens or closes the same run).
+#[derive(Clone)]
+struct Folds {
+    on_action: Callback<Action>,
+    refocus: Rc<RefCell<Option<String>>>,
+}
+
+/// The button that opens or closes a block, named `data-fold="KEY/FIRST-ID"` in both states.
+/// Its name is its visible text (counts, range, and what pressing it does).
+fn fold(key: &str, first_id: &str, open: bool, body: Html, folds: &Folds) -> Html {
+    let folds = folds.clone();
+    let name = format!("{key}/{first_id}");
     let (key, first_id) = (key.to_owned(), first_id.to_owned());
-    let onclick = Callback::from(move |_| {
-        on_action.emit(Action::Fold { key: key.clone(), first_id: first_id.clone(), open: !open })
-    });
+    let onclick = {
+        let name = name.clone();
+        Callback::from(move |_| {
+            *folds.refocus.borrow_mut() = Some(name.clone());
+            folds.on_action.emit(Action::Fold { key: key.clone(), first_id: first_id.clone(), open: !open })
+        })
+    };
     html! {
-        <button class="fold" aria-expanded={open.to_string()} aria-label={label} {onclick}>{body}</button>
+        <button class="fold" aria-expanded={open.to_string()} data-fold={name} {onclick}>{body}</button>
     }
 }
 
-fn collapsed(key: &str, block: &CollapsedView, on_action: &Callback<Action>) -> Html {
-    let label = format!(
-        "{} nodes, {} entries{}, {} … {}: show the first entries",
-        count(block.nodes as u64),
-        count(block.live),
-        if block.deleted > 0 { format!(", {} deleted", count(block.deleted)) } else { String::new() },
-        block.first_id,
-        block.last_id
-    );
+fn collapsed(key: &str, block: &CollapsedView, on_action: &Folds) -> Html {
     let body = html! {
         <>
             <strong>{format!("{} nodes", count(block.nodes as u64))}</strong>
             <span>{format!("{} entries", count(block.live))}</span>
             if block.deleted > 0 { <span>{format!("{} deleted", count(block.deleted))}</span> }
             <span class="range">{format!("{} … {}", block.first_id, block.last_id)}</span>
-            <span class="fold-hint" aria-hidden="true">{"▸ show"}</span>
+            <span class="fold-hint"><span aria-hidden="true">{"▸ "}</span>{"show entries"}</span>
         </>
     };
     html! {
         <li class="block" key={format!("block-{}", block.first_id)}>
-            {fold(key, &block.first_id, false, label, body, on_action)}
+            {fold(key, &block.first_id, false, body, on_action)}
         </li>
     }
 }
 
-fn rail(snapshot: &Rc<SnapshotView>, index: usize, motion: &Motion, on_action: &Callback<Action>) -> Html {
+fn rail(snapshot: &Rc<SnapshotView>, index: usize, motion: &Motion, on_action: &Folds) -> Html {
     let stream = &snapshot.streams[index];
     let key = &stream.key;
     let first_node = stream.rail.iter().position(|item| matches!(item, RailItem::Node(_)));
@@ -274,23 +280,17 @@ fn rail(snapshot: &Rc<SnapshotView>, index: usize, motion: &Motion, on_action: &
                     .collect();
                 let entries: usize = nodes.iter().map(|n| n.entries.len()).sum();
                 let last = nodes.last().and_then(|n| n.entries.last()).map_or("", |e| e.id.as_str());
-                let label = format!(
-                    "{} opened nodes, {} entries, {} … {}: collapse",
-                    nodes.len(),
-                    count(entries as u64),
-                    node.master_id,
-                    last
-                );
                 let body = html! {
                     <>
                         <strong>{format!("{} nodes opened", nodes.len())}</strong>
+                        <span>{format!("{} entries", count(entries as u64))}</span>
                         <span class="range">{format!("{} … {last}", node.master_id)}</span>
-                        <span class="fold-hint" aria-hidden="true">{"▾ collapse"}</span>
+                        <span class="fold-hint"><span aria-hidden="true">{"▾ "}</span>{"collapse"}</span>
                     </>
                 };
                 items.push(html! {
                     <li class="block opened" key={format!("block-{}", node.master_id)}>
-                        {fold(key, &node.master_id, true, label, body, on_action)}
+                        {fold(key, &node.master_id, true, body, on_action)}
                         <ul class="run" aria-label={format!("opened nodes of {key}")}>
                             { for run.iter().zip(&nodes).map(|(&i, n)| node_box(i, n)) }
                         </ul>
@@ -424,7 +424,7 @@ fn group(stream: &StreamView, group: &GroupView, motion: &Motion) -> Html {
     }
 }
 
-fn stream(snapshot: &Rc<SnapshotView>, index: usize, motion: &Motion, on_action: &Callback<Action>) -> Html {
+fn stream(snapshot: &Rc<SnapshotView>, index: usize, motion: &Motion, on_action: &Folds) -> Html {
     let stream = &snapshot.streams[index];
     html! {
         <article class="stream" key={stream.key.clone()} aria-label={format!("stream {}", stream.key)} data-key={stream.key.clone()}>
@@ -465,7 +465,15 @@ pub fn Pictures(props: &PicturesProps) -> Html {
     // Where the PEL cards were drawn last, for the next claim to slide from.
     let places = use_mut_ref(HashMap::new);
     let frame = use_mut_ref(|| None::<gloo::render::AnimationFrame>);
+    let folds = Folds { on_action: props.on_action.clone(), refocus: use_mut_ref(|| None::<String>) };
+    let refocus = folds.refocus.clone();
     use_effect_with((props.snapshot.clone(), motion.clone()), move |(_, motion)| {
+        // A block's button pressed: keep the focus on it, wherever the redraw put it.
+        if let Some(name) = refocus.borrow_mut().take() {
+            if let Some(button) = find(&format!(".fold[data-fold={}]", quoted(&name))) {
+                let _ = button.focus();
+            }
+        }
         slide(motion, &places.borrow());
         *frame.borrow_mut() =
             Some(gloo::render::request_animation_frame(move |_| *places.borrow_mut() = measure_places()));
@@ -477,7 +485,7 @@ pub fn Pictures(props: &PicturesProps) -> Html {
                 <p class="empty">{"No streams yet. "}<code>{"XADD jobs * type email"}</code>{" makes one; "}
                 <code>{"XGROUP CREATE jobs workers $ MKSTREAM"}</code>{" makes one with a group."}</p>
             }
-            { for (0..snapshot.streams.len()).map(|i| stream(snapshot, i, &motion, &props.on_action)) }
+            { for (0..snapshot.streams.len()).map(|i| stream(snapshot, i, &motion, &folds)) }
             if !snapshot.channels.is_empty() || !receivers.is_empty() {
                 <article class="pubsub" aria-label="Pub/Sub">
                     <h3>{"Pub/Sub"}</h3>

@@ -17,7 +17,7 @@ use streamlab_protocol::{format_reply, Clock, Console, Output, OutputKind, Reply
 use wasm_bindgen::prelude::*;
 
 pub use share::SessionSpec;
-pub use streamlab_protocol::console::{completions, help_reply, syntax_hint};
+pub use streamlab_protocol::console::{command_line, completions, help_reply, syntax_hint};
 pub use streamlab_protocol::Profile;
 pub use view::SnapshotView;
 use view::{Opened, RailItem};
