@@ -565,18 +565,21 @@ mod tests {
                 })
                 .collect()
         };
+        let opened_entries = |p: &Playground| -> usize {
+            p.snapshot().streams[0]
+                .rail
+                .iter()
+                .map(|item| match item {
+                    RailItem::Node(n) if n.opened => n.entries.len(),
+                    _ => 0,
+                })
+                .sum()
+        };
         let (first, nodes) = blocks(&p)[0].clone();
         p.open_block("big", &first);
         let shown = opened(&p);
         assert_eq!(shown[0], first);
-        let entries: usize = p.snapshot().streams[0]
-            .rail
-            .iter()
-            .map(|item| match item {
-                RailItem::Node(n) if n.opened => n.entries.len(),
-                _ => 0,
-            })
-            .sum();
+        let entries = opened_entries(&p);
         assert!(entries > 0 && entries as u64 <= view::OPEN_PAGE, "{entries}");
         // The rest of the block stays collapsed, starting after the opened page.
         let rest = blocks(&p);
@@ -590,14 +593,7 @@ mod tests {
             let (next, _) = blocks(&p)[0].clone();
             p.open_block("big", &next);
         }
-        let drawn: usize = p.snapshot().streams[0]
-            .rail
-            .iter()
-            .map(|item| match item {
-                RailItem::Node(n) if n.opened => n.entries.len(),
-                _ => 0,
-            })
-            .sum();
+        let drawn = opened_entries(&p);
         assert!(drawn as u64 <= view::OPEN_CAP, "{drawn}");
         // Closing a run closes its nodes only; runs close one by one.
         let before = opened(&p);
