@@ -145,7 +145,11 @@ impl AppState {
     fn refresh(&mut self) {
         let lab = self.lab.borrow();
         self.version += 1;
-        self.previous = std::mem::replace(&mut self.snapshot, Rc::new(lab.snapshot().clone()));
+        // `previous` is the state before the last change, so what a step set moving keeps moving
+        // through renders that change nothing (a view switch, Ctrl+L).
+        if *lab.snapshot() != *self.snapshot {
+            self.previous = std::mem::replace(&mut self.snapshot, Rc::new(lab.snapshot().clone()));
+        }
         self.step_count = lab.step_count();
         let position = self.snapshot.position;
         let from = position.saturating_sub(STEPS_LISTED / 2).min(self.step_count.saturating_sub(STEPS_LISTED));
@@ -288,8 +292,11 @@ mod tests {
         assert!(s.snapshot.streams.is_empty());
         let s = s.reduce(Action::Redo).reduce(Action::Redo);
         assert_eq!(s.snapshot.streams[0].length, 2);
-        // The pictures get the state before the step, to animate the difference.
+        // The pictures get the state before the step, to animate the difference, until
+        // something else changes.
         assert_eq!((s.previous.streams[0].length, s.previous.position), (1, 1));
+        let s = s.reduce(Action::ClearConsole).reduce(Action::SetView(View::Tables));
+        assert_eq!((s.previous.position, s.snapshot.position), (1, 2));
         assert!(!s.steps[1].changes.is_empty());
     }
 
