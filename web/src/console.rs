@@ -254,7 +254,7 @@ pub fn Console(props: &ConsoleProps) -> Html {
                     <p class="intro">{"Type a Redis command, for example "}<code>{"XADD jobs * type email"}</code>
                     {". Tabs are client connections; "}<code>{"help XADD"}</code>{" explains a command, Tab completes, ↑/↓ recall, Ctrl+L clears."}</p>
                 }
-                { for entries }
+                <div class="log-items">{ for entries }</div>
             </div>
             <form class="prompt-line" {onsubmit}>
                 <label for="console-input" class="prompt">{format!("{current}>")}</label>
