@@ -302,15 +302,18 @@ fn rail(snapshot: &Rc<SnapshotView>, index: usize, motion: &Motion, on_action: &
         at += 1;
     }
     items.extend(ghosts.map(left_node));
+    if items.is_empty() {
+        items.push(html! { <li class="empty-rail" key="empty">{"no entries"}</li> });
+    }
+    if stream.removed > 0 {
+        let gone = format!("{} removed (trimmed, or freed with their node)", count(stream.removed));
+        items.insert(0, html! { <li class="gone" key="gone">{gone}</li> });
+    }
+    // One keyed list as the only children: an unkeyed sibling beside it would make every
+    // redraw move all the nodes.
     html! {
         <ul class="rail" aria-label={format!("Entries of {}, grouped by node; arrow keys move between entries", stream.key)} onkeydown={Callback::from(rail_keys)}>
-            if stream.removed > 0 {
-                <li class="gone">{format!("{} removed (trimmed, or freed with their node)", count(stream.removed))}</li>
-            }
             { for items }
-            if stream.rail.is_empty() && left.is_empty() {
-                <li class="empty-rail">{"no entries"}</li>
-            }
         </ul>
     }
 }
@@ -375,6 +378,12 @@ fn lane(group_key: &str, consumer: &ConsumerView, motion: &Motion) -> Html {
     }
     cards.extend(leaving.map(acked_card));
     let more = consumer.pending_count - consumer.pending.len();
+    if more > 0 {
+        cards.push(html! { <li class="more" key="more">{format!("+{} more", count(more as u64))}</li> });
+    }
+    if consumer.pending_count == 0 {
+        cards.push(html! { <li class="none" key="none">{"nothing pending"}</li> });
+    }
     html! {
         <li class="lane" key={consumer.name.clone()}>
             <div class="who">
@@ -384,8 +393,6 @@ fn lane(group_key: &str, consumer: &ConsumerView, motion: &Motion) -> Html {
             </div>
             <ol class="pel" aria-label={format!("pending entries of {}", consumer.name)}>
                 { for cards }
-                if more > 0 { <li class="more">{format!("+{} more", count(more as u64))}</li> }
-                if consumer.pending_count == 0 { <li class="none">{"nothing pending"}</li> }
             </ol>
         </li>
     }
