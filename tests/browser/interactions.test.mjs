@@ -125,6 +125,12 @@ test('a collapsed block of a 100,000-entry stream opens a page at a time, by key
     assert.equal(await rail.locator('.block .fold').first().getAttribute('aria-expanded'), 'false');
     assert.ok(await rail.locator('.block .fold').first().evaluate((e) => e === document.activeElement));
   });
+  // The blocks read well in the dark theme too.
+  await withPage({ colorScheme: 'dark', fragment: `fill=big%3A5000&log=${encodeURIComponent(log)}` }, async (page) => {
+    await page.click('.rail .block .fold');
+    await page.locator('.rail .block.opened').waitFor();
+    assert.deepEqual(await axe(page), []);
+  });
 });
 
 test('the header picks the server: behaviour changes, a share link carries it, :profile works too', async () => {
