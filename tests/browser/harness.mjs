@@ -18,6 +18,7 @@ const types = {
   '.js': 'text/javascript; charset=utf-8',
   '.wasm': 'application/wasm',
   '.css': 'text/css; charset=utf-8',
+  '.toml': 'text/plain; charset=utf-8',
 };
 
 /** Serves dist/ on 127.0.0.1 (a free port); resolves to { url, close }. */

@@ -5,8 +5,11 @@
 
 mod app;
 mod console;
+mod lessons;
+mod markdown;
 mod page;
 mod pictures;
+mod player;
 mod state;
 mod tables;
 mod timeline;

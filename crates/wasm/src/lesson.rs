@@ -7,13 +7,14 @@ use serde::{Deserialize, Serialize};
 use streamlab_lessons::model::{AnswerOption, Goal, TaskKind};
 use streamlab_lessons::script::{log_of, parse_line, Parsed};
 use streamlab_lessons::validate::{parse_index, validate_lesson};
-use streamlab_lessons::{check_choice, check_prediction, evaluate, parse_lesson, Lesson, LessonError, Prediction};
+use streamlab_lessons::{check_choice, check_prediction, evaluate, parse_lesson, Lesson, LessonError};
+use streamlab_protocol::console::DEFAULT_CONNECTION;
 use streamlab_protocol::history::Step;
 
 use crate::view::{self, SnapshotView};
 use crate::Playground;
 
-pub use streamlab_lessons::Answered;
+pub use streamlab_lessons::{Answered, Prediction};
 
 /// A lesson file problem, as the player lists it.
 pub type Problem = LessonError;
@@ -114,6 +115,23 @@ pub struct LessonView {
     pub tasks: Vec<TaskView>,
 }
 
+/// A lesson in the list.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct LessonSummary {
+    /// Id.
+    pub id: String,
+    /// Version.
+    pub version: u32,
+    /// Title.
+    pub title: String,
+    /// Summary (markdown).
+    pub summary: String,
+    /// Estimated minutes.
+    pub minutes: u32,
+    /// How many tasks.
+    pub tasks: usize,
+}
+
 /// The result of Check on a reach-state task.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct CheckView {
@@ -181,16 +199,34 @@ impl Tutor {
         Ok(Tutor::in_variant(lesson, attempt))
     }
 
-    /// A lesson from outside (a URL or a pasted file): validated in full first, as
-    /// `streamlab check` does, so a broken lesson shows its problems with their lines instead
-    /// of misleading the learner. The file is named after the lesson's id.
-    pub fn load(text: &str, attempt: u32) -> Result<Tutor, Vec<Problem>> {
-        let lesson = parse_lesson("lesson.toml", text)?;
+    /// A lesson from outside (a URL or a pasted file, named `file` in problems): validated in
+    /// full first, as `streamlab check` does, so a broken lesson shows its problems with their
+    /// lines instead of misleading the learner. (Its file name need not be its id.)
+    pub fn load(file: &str, text: &str, attempt: u32) -> Result<Tutor, Vec<Problem>> {
+        let lesson = parse_lesson(file, text)?;
         let report = validate_lesson(&format!("{}.toml", lesson.id), text);
         if !report.problems.is_empty() {
-            return Err(report.problems);
+            return Err(report.problems.into_iter().map(|p| Problem { file: file.to_owned(), ..p }).collect());
         }
         Ok(Tutor::in_variant(lesson, attempt))
+    }
+
+    /// The same lesson for another attempt (another hidden variant).
+    pub fn attempt(&self, attempt: u32) -> Tutor {
+        Tutor::in_variant(self.lesson.clone(), attempt)
+    }
+
+    /// What the lesson list shows.
+    pub fn summary(&self) -> LessonSummary {
+        let lesson = &self.lesson;
+        LessonSummary {
+            id: lesson.id.clone(),
+            version: lesson.version,
+            title: lesson.title.clone(),
+            summary: lesson.summary.clone(),
+            minutes: lesson.minutes,
+            tasks: lesson.tasks.len(),
+        }
     }
 
     fn in_variant(lesson: Lesson, attempt: u32) -> Tutor {
@@ -276,7 +312,10 @@ impl Tutor {
     /// The learner's session for a task: the lesson's setup, the intro's demos and the task's
     /// own setup, exactly as the checker builds it.
     pub fn start(&self, task: usize) -> Result<Playground, String> {
-        let console = self.lesson.task_start(task, self.variant).map_err(|e| e.to_string())?;
+        let mut console = self.lesson.task_start(task, self.variant).map_err(|e| e.to_string())?;
+        // Lesson lines without a `name> ` prefix run on the default connection: so do the
+        // learner's, until they switch.
+        console.switch(DEFAULT_CONNECTION);
         let clock = self.lesson.clock.saturating_add(self.lesson.variants[self.variant].clock);
         Ok(Playground::from_console(console.interactive(), clock))
     }
@@ -336,8 +375,9 @@ impl Tutor {
     }
 }
 
-/// Commands run after the first `start` steps, up to the current position.
-fn commands_since(playground: &Playground, start: usize) -> usize {
+/// Commands run after the first `start` steps, up to the current position (the learner's
+/// command count in a task).
+pub fn commands_since(playground: &Playground, start: usize) -> usize {
     let timeline = playground.console().timeline();
     let applied = &timeline.records()[..timeline.position()];
     applied.iter().skip(start).filter(|r| matches!(r.step, Step::Execute { .. })).count()
@@ -443,10 +483,15 @@ options = [
     #[test]
     fn outside_lessons_are_validated_with_lines() {
         let broken = LESSON.replace("minutes = 1", "minutes = 1\ncolour = \"red\"");
-        let problems = Tutor::load(&broken, 0).unwrap_err();
-        assert!(problems.iter().any(|p| p.line == 8 && p.message.contains("colour")), "{problems:?}");
+        let problems = Tutor::load("mine.toml", &broken, 0).unwrap_err();
+        assert!(
+            problems.iter().any(|p| p.to_string().starts_with("mine.toml:8:1: unknown field `colour`")),
+            "{problems:?}"
+        );
+        let trivial = include_str!("../../../lessons/noack.toml").replace("equals = 3", "equals = 0");
+        assert!(Tutor::load("x.toml", &trivial, 0).unwrap_err().iter().all(|p| p.file == "x.toml"));
         let real = include_str!("../../../lessons/streams-and-ids.toml");
-        assert_eq!(Tutor::load(real, 0).map(|t| t.id().to_owned()), Ok("streams-and-ids".to_owned()));
+        assert_eq!(Tutor::load("real.toml", real, 0).map(|t| t.id().to_owned()), Ok("streams-and-ids".to_owned()));
     }
 
     #[test]
