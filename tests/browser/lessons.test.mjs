@@ -5,12 +5,8 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
-import { createRequire } from 'node:module';
 import { join } from 'node:path';
-import { serveDist, open, type, lastEntry, screenshot, settle, root } from './harness.mjs';
-
-const require = createRequire(import.meta.url);
-const axeSource = await readFile(require.resolve('axe-core/axe.min.js'), 'utf8');
+import { serveDist, open, type, lastEntry, screenshot, root, axe } from './harness.mjs';
 
 let server;
 before(async () => { server = await serveDist(); });
@@ -26,15 +22,6 @@ async function withPage(options, body) {
   } finally {
     await context.close();
   }
-}
-
-async function axe(page) {
-  await settle(page);
-  await page.evaluate(axeSource);
-  const result = await page.evaluate(() => window.axe.run(document, { resultTypes: ['violations'] }));
-  return result.violations
-    .filter((v) => v.impact === 'serious' || v.impact === 'critical')
-    .map((v) => `${v.id} (${v.impact}): ${v.help} — ${v.nodes.map((n) => n.target.join(' ')).slice(0, 3).join(', ')}`);
 }
 
 /** Each task's reference solution as written in the lesson file (empty for quizzes). */
