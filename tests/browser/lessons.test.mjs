@@ -71,7 +71,7 @@ async function answerQuiz(page) {
     const answer = await page.locator('.answer').innerText();
     if (/Right/.test(answer)) {
       // Every option explains itself once answered.
-      assert.equal(await page.locator('.quiz .option .why').count(), count);
+      assert.equal(await page.locator('.quiz .option .option-why').count(), count);
       return wrong;
     }
     wrong ??= answer;

@@ -294,7 +294,7 @@ fn Quiz(props: &QuizProps) -> Html {
                                 <label for={id}>
                                     if multi_line { <pre>{option.trim_end()}</pre> } else { {markdown::render_inline(option)} }
                                 </label>
-                                if let Some(why) = why { <p class="why">{markdown::render_inline(&why)}</p> }
+                                if let Some(why) = why { <p class="option-why">{markdown::render_inline(&why)}</p> }
                             </div>
                         }
                     }) }

@@ -40,7 +40,7 @@ pub enum View {
 }
 
 /// A lesson being played: the task, where it started, and what Check and Show goal found.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone)]
 pub struct LessonRun {
     /// The lesson in its variant.
     pub tutor: Rc<Tutor>,
@@ -56,6 +56,20 @@ pub struct LessonRun {
     pub goal: Option<Rc<SnapshotView>>,
     /// Saved progress (the page stores it when it changes).
     pub progress: Progress,
+}
+
+/// The lesson and its view are replaced, never changed in place: comparing them by pointer
+/// keeps every render from comparing whole lessons.
+impl PartialEq for LessonRun {
+    fn eq(&self, other: &Self) -> bool {
+        Rc::ptr_eq(&self.tutor, &other.tutor)
+            && Rc::ptr_eq(&self.view, &other.view)
+            && self.task == other.task
+            && self.start == other.start
+            && self.check == other.check
+            && self.goal.as_ref().map(Rc::as_ptr) == other.goal.as_ref().map(Rc::as_ptr)
+            && self.progress == other.progress
+    }
 }
 
 /// Everything the app renders from.
