@@ -118,12 +118,14 @@ pub fn record_render(first: bool) {
 
 /// Saved progress in a lesson version.
 pub fn load_progress(id: &str, version: u32) -> Progress {
-    LocalStorage::get::<String>(Progress::key(id, version)).map(|text| Progress::parse(&text)).unwrap_or_default()
+    // Stored as plain text (not JSON): the reading needs no serde.
+    let text = LocalStorage::raw().get_item(&Progress::key(id, version)).ok().flatten();
+    text.map(|text| Progress::parse(&text)).unwrap_or_default()
 }
 
 /// Saves progress in a lesson version.
 pub fn save_progress(id: &str, version: u32, progress: &Progress) {
-    let _ = LocalStorage::set(Progress::key(id, version), progress.to_text());
+    let _ = LocalStorage::raw().set_item(&Progress::key(id, version), &progress.to_text());
 }
 
 /// The `lesson` parameter of the address (`?lesson=ID` or `?lesson=URL`), if any.

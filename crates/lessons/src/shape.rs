@@ -141,10 +141,13 @@ pub fn array<'a, 'i, T>(
     value: &'a Spanned<DeValue<'i>>,
     item: impl Fn(&'a Spanned<DeValue<'i>>) -> Read<T>,
 ) -> Read<Vec<T>> {
-    match value.get_ref() {
-        DeValue::Array(items) => items.iter().map(item).collect(),
-        _ => Err(invalid(value, "a sequence")),
+    let DeValue::Array(items) = value.get_ref() else { return Err(invalid(value, "a sequence")) };
+    // A plain loop: `collect` into a `Result` costs the browser an adapter per item type.
+    let mut out = Vec::with_capacity(items.len());
+    for value in items.iter() {
+        out.push(item(value)?);
     }
+    Ok(out)
 }
 
 /// A table, read by `read` from its fields (which must all be `known`).

@@ -3,7 +3,7 @@
 //! comes from `streamlab-lessons` (the same checker CI's validator and graders use); this
 //! module only builds the learner's session and turns answers into views.
 
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 use streamlab_lessons::model::{AnswerOption, Goal, TaskKind};
 use streamlab_lessons::script::{log_of, parse_line, Parsed};
 use streamlab_lessons::validate::{parse_index, validate_lesson};
@@ -146,7 +146,7 @@ pub struct CheckView {
 }
 
 /// Progress saved on this machine for one lesson version.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Progress {
     /// How many times the lesson was started over (chooses the hidden variant).
     pub attempt: u32,
@@ -160,14 +160,20 @@ impl Progress {
         format!("streamlab.lesson.{id}@{version}")
     }
 
-    /// Reads saved progress; anything unreadable is no progress.
+    /// Reads saved progress (`ATTEMPT;T,T,...`); anything unreadable is no progress.
     pub fn parse(text: &str) -> Progress {
-        serde_json::from_str(text).unwrap_or_default()
+        let read = || -> Option<Progress> {
+            let (attempt, solved) = text.split_once(';')?;
+            let solved = solved.split(',').filter(|t| !t.is_empty()).map(|t| t.parse().ok()).collect::<Option<_>>()?;
+            Some(Progress { attempt: attempt.parse().ok()?, solved })
+        };
+        read().unwrap_or_default()
     }
 
     /// As saved.
     pub fn to_text(&self) -> String {
-        serde_json::to_string(self).expect("progress serializes")
+        let solved: Vec<String> = self.solved.iter().map(ToString::to_string).collect();
+        format!("{};{}", self.attempt, solved.join(","))
     }
 
     /// Marks a task solved.
@@ -477,7 +483,10 @@ mod tests {
         progress.solve(1);
         assert_eq!(Progress::parse(&progress.to_text()), progress);
         assert!(progress.complete(2) && !progress.complete(3));
+        assert_eq!(progress.to_text(), "0;0,1");
+        assert_eq!(Progress::parse("3;"), Progress { attempt: 3, solved: Vec::new() });
         assert_eq!(Progress::parse("nonsense"), Progress::default());
+        assert_eq!(Progress::parse("1;0,x"), Progress::default());
         assert_ne!(Progress::key("a", 1), Progress::key("a", 2));
         assert_eq!(split_connection("bob> XLEN s"), (Some("bob"), "XLEN s"));
         let summary = noack(0).summary();
