@@ -10,6 +10,8 @@ import { createRequire } from 'node:module';
 import assert from 'node:assert/strict';
 import { chromium } from 'playwright-core';
 
+const axeSource = await readFile(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
+
 const here = dirname(fileURLToPath(import.meta.url));
 export const root = join(here, '..', '..');
 export const dist = join(root, 'dist');
@@ -20,6 +22,7 @@ const types = {
   '.js': 'text/javascript; charset=utf-8',
   '.wasm': 'application/wasm',
   '.css': 'text/css; charset=utf-8',
+  '.toml': 'text/plain; charset=utf-8',
 };
 
 /** Serves dist/ on 127.0.0.1 (a free port); resolves to { url, close }. */
@@ -129,9 +132,6 @@ export async function withPage(url, options, body) {
 export async function runAll(page, lines) {
   for (const line of lines) await type(page, line);
 }
-
-const require = createRequire(import.meta.url);
-const axeSource = await readFile(require.resolve('axe-core/axe.min.js'), 'utf8');
 
 /** Violations of axe-core's rules at serious or critical impact. */
 export async function axe(page) {

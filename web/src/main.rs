@@ -6,9 +6,12 @@
 mod app;
 mod compose;
 mod console;
+mod lessons;
+mod markdown;
 mod motion;
 mod page;
 mod pictures;
+mod player;
 mod profile;
 mod state;
 mod tables;

@@ -106,7 +106,7 @@ fn ensure_wasm_target() -> Result<(), String> {
 }
 
 /// Builds the app for the browser and writes the static site to `dist/`: the page, its style
-/// sheet, and the wasm-bindgen output. Returns the directory. With `STREAMLAB_KEEP_NAMES` set,
+/// sheet, the wasm-bindgen output and the lessons (`dist/lessons/*.toml`). Returns the directory. With `STREAMLAB_KEEP_NAMES` set,
 /// the wasm keeps its function names, for reading browser profiles.
 fn dist() -> Result<PathBuf, String> {
     ensure_wasm_target()?;
@@ -136,6 +136,17 @@ fn dist() -> Result<PathBuf, String> {
     for file in files.filter_map(Result::ok) {
         std::fs::copy(file.path(), out.join(file.file_name()))
             .map_err(|e| format!("{}: {e}", file.path().display()))?;
+    }
+    // The lessons travel as files the player fetches (not compiled in: the wasm stays small
+    // and a lesson edit needs no rebuild); their golden traces stay behind.
+    let lessons = out.join("lessons");
+    std::fs::create_dir_all(&lessons).map_err(|e| format!("{}: {e}", lessons.display()))?;
+    let source = root().join("lessons");
+    for file in std::fs::read_dir(&source).map_err(|e| format!("{}: {e}", source.display()))?.filter_map(Result::ok) {
+        if file.path().extension().is_some_and(|e| e == "toml") {
+            std::fs::copy(file.path(), lessons.join(file.file_name()))
+                .map_err(|e| format!("{}: {e}", file.path().display()))?;
+        }
     }
     let size = std::fs::metadata(out.join("streamlab_bg.wasm")).map(|m| m.len()).unwrap_or(0);
     eprintln!("==> dist/ ready ({} KiB of wasm before compression)", size / 1024);
