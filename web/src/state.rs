@@ -65,6 +65,9 @@ pub struct AppState {
     pub view: View,
     /// A message for the status line ("Link copied", an error restoring a link).
     pub notice: Option<String>,
+    /// How many entries were ever added to the scrollback (an embedded console reports each
+    /// new one as an event, even after the scrollback was cleared or trimmed).
+    pub noted: u64,
 }
 
 impl PartialEq for AppState {
@@ -76,6 +79,7 @@ impl PartialEq for AppState {
             && self.running == other.running
             && self.view == other.view
             && self.notice == other.notice
+            && self.noted == other.noted
     }
 }
 
@@ -117,9 +121,15 @@ pub enum Action {
 impl AppState {
     /// A state over a playground, with remembered console history.
     pub fn new(lab: Playground, history: Vec<String>) -> AppState {
+        AppState::new_shared(Rc::new(RefCell::new(lab)), history)
+    }
+
+    /// A state over a playground someone else holds too (an embedded widget's handle).
+    pub fn new_shared(lab: Rc<RefCell<Playground>>, history: Vec<String>) -> AppState {
+        let snapshot = Rc::new(lab.borrow().snapshot().clone());
         let mut state = AppState {
-            snapshot: Rc::new(lab.snapshot().clone()),
-            lab: Rc::new(RefCell::new(lab)),
+            snapshot,
+            lab,
             version: 0,
             steps: Rc::default(),
             step_count: 0,
@@ -129,6 +139,7 @@ impl AppState {
             ticking: false,
             view: View::Pictures,
             notice: None,
+            noted: 0,
         };
         state.refresh();
         state
@@ -164,6 +175,7 @@ impl AppState {
     fn note(&mut self, conn: String, line: String, output: Vec<OutputView>, blocked: bool) {
         let log = Rc::make_mut(&mut self.log);
         log.push(LogEntry { conn, line, output, blocked });
+        self.noted += 1;
         let excess = log.len().saturating_sub(LOG_KEPT);
         log.drain(..excess);
     }

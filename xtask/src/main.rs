@@ -134,6 +134,7 @@ fn dist() -> Result<PathBuf, String> {
     }
     bindgen(&built.join("streamlab-web.wasm"), &out, "streamlab", false)?;
     copy_dir(&root().join("web/assets"), &out)?;
+    copy_dir(&root().join("web/examples"), &out.join("examples"))?;
     let grader = out.join("grader");
     bindgen(&built.join("streamlab_grader.wasm"), &grader, "streamlab_grader", true)?;
     copy_dir(&root().join("crates/grader/js"), &grader)?;
