@@ -8,11 +8,12 @@
 
 pub mod diff;
 pub mod embed;
+pub mod lesson;
 pub mod share;
 pub mod view;
 
 use serde::Serialize;
-use streamlab_protocol::history::Step;
+use streamlab_protocol::history::{Record, Step};
 use streamlab_protocol::{format_reply, Clock, Console, Output, OutputKind, Reply, Session};
 use wasm_bindgen::prelude::*;
 
@@ -152,6 +153,19 @@ impl Playground {
         Ok(playground)
     }
 
+    /// A playground over a console that already has a history (a lesson's task start, whose
+    /// setup steps stay visible in the timeline). `clock` is where its clock started.
+    pub fn from_console(console: Console, clock: i64) -> Playground {
+        let snapshot = view::snapshot(&console);
+        let spec = SessionSpec { clock, ..SessionSpec::default() };
+        let mut playground = Playground { console, spec, snapshot, described: Vec::new() };
+        // Earlier steps print what they printed; what they changed was not watched.
+        let records = playground.console.timeline().records();
+        let described = records.iter().map(|record| playground.describe(record, Vec::new())).collect();
+        playground.described = described;
+        playground
+    }
+
     /// Starts again from the same profile, clock and fill.
     pub fn reset(&mut self) {
         *self = Playground::new(&self.spec).expect("the spec was accepted before");
@@ -231,21 +245,21 @@ impl Playground {
         let position = timeline.position();
         let records = timeline.records();
         if position > 0 && self.described.get(position - 1).map(|d| &d.step) != Some(&records[position - 1].step) {
-            let record = &records[position - 1];
-            let mut output: Vec<OutputView> =
-                record.output.replies.iter().map(|r| OutputView::reply(None, r)).collect();
-            output.extend(
-                record.output.deliveries.iter().map(|d| OutputView::reply(Some(self.console.label(d.conn)), &d.reply)),
-            );
+            let described = self.describe(&records[position - 1], diff::changes(&self.snapshot, &after));
             self.described.truncate(position - 1);
-            self.described.push(Described {
-                step: record.step.clone(),
-                output,
-                changes: diff::changes(&self.snapshot, &after),
-            });
+            self.described.push(described);
         }
         self.described.truncate(records.len());
         self.snapshot = after;
+    }
+
+    /// A recorded step with what it printed and `changes`.
+    fn describe(&self, record: &Record, changes: Vec<String>) -> Described {
+        let mut output: Vec<OutputView> = record.output.replies.iter().map(|r| OutputView::reply(None, r)).collect();
+        output.extend(
+            record.output.deliveries.iter().map(|d| OutputView::reply(Some(self.console.label(d.conn)), &d.reply)),
+        );
+        Described { step: record.step.clone(), output, changes }
     }
 
     /// How many steps are recorded.

@@ -1,0 +1,464 @@
+//! The lesson player's handle: a lesson (parsed, or validated when it comes from outside)
+//! played in one hidden variant, and what the player shows of it as DTOs. Every judgement
+//! comes from `streamlab-lessons` (the same checker CI's validator and graders use); this
+//! module only builds the learner's session and turns answers into views.
+
+use serde::{Deserialize, Serialize};
+use streamlab_lessons::model::{AnswerOption, Goal, TaskKind};
+use streamlab_lessons::script::{log_of, parse_line, Parsed};
+use streamlab_lessons::validate::{parse_index, validate_lesson};
+use streamlab_lessons::{check_choice, check_prediction, evaluate, parse_lesson, Lesson, LessonError, Prediction};
+use streamlab_protocol::history::Step;
+
+use crate::view::{self, SnapshotView};
+use crate::Playground;
+
+pub use streamlab_lessons::Answered;
+
+/// A lesson file problem, as the player lists it.
+pub type Problem = LessonError;
+
+/// A section of the lesson list (`lessons/index.toml`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct SectionView {
+    /// Its title.
+    pub title: String,
+    /// Lesson ids, in order.
+    pub lessons: Vec<String>,
+}
+
+/// Reads `lessons/index.toml`.
+pub fn sections(text: &str) -> Result<Vec<SectionView>, Problem> {
+    let index = parse_index("index.toml", text)?;
+    Ok(index.sections.into_iter().map(|s| SectionView { title: s.title, lessons: s.lessons }).collect())
+}
+
+/// One intro step: its text and its demo commands with their replies.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct IntroView {
+    /// Markdown (no raw HTML: the validator refuses it, the player renders a safe subset).
+    pub text: String,
+    /// The demo, run on the lesson's session in order.
+    pub demo: Vec<DemoLine>,
+}
+
+/// A demo command and what it printed.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct DemoLine {
+    /// The connection that ran it.
+    pub conn: String,
+    /// The command (or `:clock` step).
+    pub line: String,
+    /// What the console printed.
+    pub output: Vec<String>,
+}
+
+/// What a task asks, without its answers.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(tag = "kind", rename_all = "kebab-case")]
+pub enum TaskKindView {
+    /// Reach a state in the console.
+    ReachState {
+        /// Hints, shown one at a time.
+        hints: Vec<String>,
+        /// The fewest commands that reach the goal.
+        par: usize,
+        /// Commands the task turns off.
+        disabled: Vec<String>,
+    },
+    /// Say what a command prints before running it.
+    Predict {
+        /// The command.
+        command: String,
+        /// Replies to choose from; empty when the reply is typed.
+        options: Vec<String>,
+    },
+    /// Pick the right answer.
+    Choice {
+        /// The options (markdown).
+        options: Vec<String>,
+    },
+}
+
+/// A task as the player shows it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct TaskView {
+    /// Short title.
+    pub title: String,
+    /// What to do (markdown).
+    pub prompt: String,
+    /// Its kind and what the kind shows.
+    pub kind: TaskKindView,
+}
+
+/// A lesson as the player shows it, in the variant being played.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct LessonView {
+    /// Id.
+    pub id: String,
+    /// Version (progress is saved per id and version).
+    pub version: u32,
+    /// Title.
+    pub title: String,
+    /// Summary (markdown).
+    pub summary: String,
+    /// The Redis it is written for.
+    pub profile: String,
+    /// Estimated minutes.
+    pub minutes: u32,
+    /// Lessons to take first.
+    pub prerequisites: Vec<String>,
+    /// The intro.
+    pub intro: Vec<IntroView>,
+    /// The tasks.
+    pub tasks: Vec<TaskView>,
+}
+
+/// The result of Check on a reach-state task.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct CheckView {
+    /// Every check passed.
+    pub passed: bool,
+    /// The failing checks' messages, in the lesson's order.
+    pub failures: Vec<String>,
+    /// Commands the learner ran in this task.
+    pub commands: usize,
+    /// The task's par.
+    pub par: usize,
+}
+
+/// Progress saved on this machine for one lesson version.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Progress {
+    /// How many times the lesson was started over (chooses the hidden variant).
+    pub attempt: u32,
+    /// Tasks solved, by index.
+    pub solved: Vec<usize>,
+}
+
+impl Progress {
+    /// The storage key: a changed lesson (new version) starts with no progress.
+    pub fn key(id: &str, version: u32) -> String {
+        format!("streamlab.lesson.{id}@{version}")
+    }
+
+    /// Reads saved progress; anything unreadable is no progress.
+    pub fn parse(text: &str) -> Progress {
+        serde_json::from_str(text).unwrap_or_default()
+    }
+
+    /// As saved.
+    pub fn to_text(&self) -> String {
+        serde_json::to_string(self).expect("progress serializes")
+    }
+
+    /// Marks a task solved.
+    pub fn solve(&mut self, task: usize) {
+        if !self.solved.contains(&task) {
+            self.solved.push(task);
+            self.solved.sort_unstable();
+        }
+    }
+
+    /// Whether every one of `tasks` tasks is solved.
+    pub fn complete(&self, tasks: usize) -> bool {
+        (0..tasks).all(|t| self.solved.contains(&t))
+    }
+}
+
+/// A lesson being played in one variant.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Tutor {
+    lesson: Lesson,
+    variant: usize,
+}
+
+impl Tutor {
+    /// A lesson from the site's own collection (validated in CI): parsed only. `attempt`
+    /// picks the hidden variant, so starting over plays different ids and names.
+    pub fn parse(file: &str, text: &str, attempt: u32) -> Result<Tutor, Vec<Problem>> {
+        let lesson = parse_lesson(file, text)?;
+        Ok(Tutor::in_variant(lesson, attempt))
+    }
+
+    /// A lesson from outside (a URL or a pasted file): validated in full first, as
+    /// `streamlab check` does, so a broken lesson shows its problems with their lines instead
+    /// of misleading the learner. The file is named after the lesson's id.
+    pub fn load(text: &str, attempt: u32) -> Result<Tutor, Vec<Problem>> {
+        let lesson = parse_lesson("lesson.toml", text)?;
+        let report = validate_lesson(&format!("{}.toml", lesson.id), text);
+        if !report.problems.is_empty() {
+            return Err(report.problems);
+        }
+        Ok(Tutor::in_variant(lesson, attempt))
+    }
+
+    fn in_variant(lesson: Lesson, attempt: u32) -> Tutor {
+        let variant = attempt as usize % lesson.variants.len().max(1);
+        Tutor { lesson, variant }
+    }
+
+    /// The lesson's id.
+    pub fn id(&self) -> &str {
+        &self.lesson.id
+    }
+
+    /// The lesson's version.
+    pub fn version(&self) -> u32 {
+        self.lesson.version
+    }
+
+    /// Which variant is played (0: the lesson as written).
+    pub fn variant(&self) -> usize {
+        self.variant
+    }
+
+    fn text(&self, text: &str) -> String {
+        self.lesson.render(text, self.variant)
+    }
+
+    /// The lesson as the player shows it: texts in this variant, and the intro's demos run.
+    pub fn view(&self) -> LessonView {
+        let lesson = &self.lesson;
+        let variant = &lesson.variants[self.variant];
+        let mut console = lesson.after_setup(self.variant).expect("the variant exists");
+        let intro = lesson
+            .intro
+            .iter()
+            .map(|step| IntroView {
+                text: self.text(&step.text),
+                demo: log_of(&step.demo, variant)
+                    .into_iter()
+                    .map(|line| {
+                        if line.is_command() && console.current() != line.conn {
+                            console.switch(&line.conn);
+                        }
+                        let output = console.run_line(&line.text);
+                        DemoLine { conn: line.conn, line: line.text, output }
+                    })
+                    .collect(),
+            })
+            .collect();
+        let options = |options: &[AnswerOption]| options.iter().map(|o| self.text(&o.text)).collect();
+        let tasks = lesson
+            .tasks
+            .iter()
+            .map(|task| TaskView {
+                title: self.text(&task.title),
+                prompt: self.text(&task.prompt),
+                kind: match &task.kind {
+                    TaskKind::ReachState(goal) => TaskKindView::ReachState {
+                        hints: goal.hints.iter().map(|h| self.text(h)).collect(),
+                        par: goal.par,
+                        disabled: goal.disabled.clone(),
+                    },
+                    TaskKind::Predict(predict) => TaskKindView::Predict {
+                        command: self.text(&predict.command.text),
+                        options: options(&predict.options),
+                    },
+                    TaskKind::Choice(choice) => TaskKindView::Choice { options: options(&choice.options) },
+                },
+            })
+            .collect();
+        LessonView {
+            id: lesson.id.clone(),
+            version: lesson.version,
+            title: self.text(&lesson.title),
+            summary: self.text(&lesson.summary),
+            profile: lesson.profile.to_string(),
+            minutes: lesson.minutes,
+            prerequisites: lesson.prerequisites.clone(),
+            intro,
+            tasks,
+        }
+    }
+
+    /// The learner's session for a task: the lesson's setup, the intro's demos and the task's
+    /// own setup, exactly as the checker builds it.
+    pub fn start(&self, task: usize) -> Result<Playground, String> {
+        let console = self.lesson.task_start(task, self.variant).map_err(|e| e.to_string())?;
+        let clock = self.lesson.clock.saturating_add(self.lesson.variants[self.variant].clock);
+        Ok(Playground::from_console(console.interactive(), clock))
+    }
+
+    fn goal(&self, task: usize) -> Option<&Goal> {
+        match &self.lesson.tasks.get(task)?.kind {
+            TaskKind::ReachState(goal) => Some(goal),
+            _ => None,
+        }
+    }
+
+    /// Why a line typed during a task is refused (a command the task turns off), as the
+    /// console shows it; `None` when it may run.
+    pub fn refusal(&self, task: usize, line: &str) -> Option<String> {
+        let (_, text) = split_connection(line);
+        self.lesson
+            .is_disabled(task, text)
+            .then(|| format!("(error) `{}` is turned off in this task: reach the goal without it", text.trim()))
+    }
+
+    /// Checks a reach-state task on the learner's session as it is now. `start` is how many
+    /// steps the session had when the task started (the learner's commands come after).
+    pub fn check(&self, task: usize, playground: &Playground, start: usize) -> Option<CheckView> {
+        let goal = self.goal(task)?;
+        let failures = evaluate(goal, &self.lesson.variants[self.variant], playground.console().session());
+        Some(CheckView {
+            passed: failures.is_empty(),
+            failures: failures.into_iter().map(|f| f.message).collect(),
+            commands: commands_since(playground, start),
+            par: goal.par,
+        })
+    }
+
+    /// A reach-state task's goal: its start with the reference solution run.
+    pub fn goal_snapshot(&self, task: usize) -> Option<SnapshotView> {
+        let console = self.lesson.goal_state(task, self.variant).ok()?;
+        Some(view::snapshot(&console))
+    }
+
+    /// The reference solution's lines (`name> COMMAND` runs on that connection).
+    pub fn solution(&self, task: usize) -> Vec<String> {
+        self.goal(task).map_or_else(Vec::new, |goal| goal.solution.iter().map(|l| self.text(&l.text)).collect())
+    }
+
+    /// Answers a multiple-choice task with option `option`.
+    pub fn choose(&self, task: usize, option: usize) -> Result<Answered, String> {
+        let mut answered = check_choice(&self.lesson, task, option).map_err(|e| e.to_string())?;
+        answered.why = self.text(&answered.why);
+        Ok(answered)
+    }
+
+    /// Answers a predict task with a chosen option or a typed reply.
+    pub fn predict(&self, task: usize, answer: &Prediction) -> Result<Answered, String> {
+        let mut answered = check_prediction(&self.lesson, task, self.variant, answer).map_err(|e| e.to_string())?;
+        answered.why = self.text(&answered.why);
+        Ok(answered)
+    }
+}
+
+/// Commands run after the first `start` steps, up to the current position.
+fn commands_since(playground: &Playground, start: usize) -> usize {
+    let timeline = playground.console().timeline();
+    let applied = &timeline.records()[..timeline.position()];
+    applied.iter().skip(start).filter(|r| matches!(r.step, Step::Execute { .. })).count()
+}
+
+/// A line as lessons write it: `name> COMMAND` runs on connection `name`. Returns the
+/// connection (if named) and the rest.
+pub fn split_connection(line: &str) -> (Option<&str>, &str) {
+    match parse_line(line) {
+        Ok(Parsed::Run { conn, text }) => (conn, text),
+        _ => (None, line),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const LESSON: &str = r#"
+id = "tiny"
+version = 2
+title = "Tiny"
+summary = "A lesson for the handle's tests."
+profile = "redis-8.2"
+minutes = 1
+setup = ["XGROUP CREATE jobs workers 0 MKSTREAM", "XADD jobs 1-0 n 1"]
+
+[[intro]]
+text = "Read it as **alice**."
+demo = ["bob> XLEN jobs"]
+
+[[variant]]
+ids = 100
+values = { jobs = "tasks" }
+
+[[task]]
+kind = "reach-state"
+title = "Read"
+prompt = "Read `1-0` as alice."
+hints = ["Use XREADGROUP."]
+disabled = ["XCLAIM"]
+solution = ["alice> XREADGROUP GROUP workers alice STREAMS jobs >"]
+  [[task.check]]
+  kind = "pending"
+  stream = "jobs"
+  group = "workers"
+  consumer = "alice"
+  equals = 1
+  message = "alice should have {expected} pending; she has {actual}."
+
+[[task]]
+kind = "choice"
+title = "Why"
+prompt = "Does XACK delete?"
+options = [
+  { text = "No", correct = true, why = "It only removes the receipt." },
+  { text = "Yes", why = "The entry stays in jobs." },
+]
+"#;
+
+    #[test]
+    fn a_task_is_played_on_the_checkers_start_state() {
+        let tutor = Tutor::parse("tiny.toml", LESSON, 0).unwrap();
+        let view = tutor.view();
+        assert_eq!(
+            view.intro[0].demo[0],
+            DemoLine { conn: "bob".into(), line: "XLEN jobs".into(), output: vec!["(integer) 1".into()] }
+        );
+        let mut lab = tutor.start(0).unwrap();
+        let start = lab.step_count();
+        let check = tutor.check(0, &lab, start).unwrap();
+        assert!(!check.passed);
+        assert_eq!(check.failures, vec!["alice should have 1 pending; she has 0."]);
+        assert!(tutor.refusal(0, "alice> XCLAIM jobs workers a 0 1-0").is_some());
+        assert!(tutor.refusal(0, "XLEN jobs").is_none());
+        lab.switch("alice");
+        lab.run("XREADGROUP GROUP workers alice STREAMS jobs >");
+        let check = tutor.check(0, &lab, start).unwrap();
+        assert_eq!((check.passed, check.commands, check.par), (true, 1, 1));
+        // The goal is the start with the solution run.
+        assert_eq!(tutor.goal_snapshot(0).unwrap().streams[0].groups[0].pending, 1);
+        assert!(tutor.check(1, &lab, start).is_none());
+        assert!(tutor.choose(1, 0).unwrap().correct);
+        assert_eq!(tutor.choose(1, 1).unwrap().why, "The entry stays in jobs.");
+    }
+
+    #[test]
+    fn later_attempts_play_hidden_variants() {
+        let tutor = Tutor::parse("tiny.toml", LESSON, 1).unwrap();
+        assert_eq!(tutor.variant(), 1);
+        assert_eq!(tutor.view().tasks[0].prompt, "Read `101-0` as alice.");
+        assert_eq!(tutor.solution(0), vec!["alice> XREADGROUP GROUP workers alice STREAMS tasks >"]);
+        assert_eq!(tutor.choose(1, 1).unwrap().why, "The entry stays in tasks.");
+        // The answer remembered from the lesson as written does not fit.
+        let mut lab = tutor.start(0).unwrap();
+        let start = lab.step_count();
+        lab.switch("alice");
+        lab.run("XREADGROUP GROUP workers alice STREAMS jobs >");
+        assert!(!tutor.check(0, &lab, start).unwrap().passed);
+        assert_eq!(Tutor::parse("tiny.toml", LESSON, 2).unwrap().variant(), 0);
+    }
+
+    #[test]
+    fn outside_lessons_are_validated_with_lines() {
+        let broken = LESSON.replace("minutes = 1", "minutes = 1\ncolour = \"red\"");
+        let problems = Tutor::load(&broken, 0).unwrap_err();
+        assert!(problems.iter().any(|p| p.line == 8 && p.message.contains("colour")), "{problems:?}");
+        let real = include_str!("../../../lessons/streams-and-ids.toml");
+        assert_eq!(Tutor::load(real, 0).map(|t| t.id().to_owned()), Ok("streams-and-ids".to_owned()));
+    }
+
+    #[test]
+    fn progress_is_kept_per_version() {
+        let mut progress = Progress::default();
+        progress.solve(1);
+        progress.solve(0);
+        progress.solve(1);
+        assert_eq!(Progress::parse(&progress.to_text()), progress);
+        assert!(progress.complete(2) && !progress.complete(3));
+        assert_eq!(Progress::parse("nonsense"), Progress::default());
+        assert_ne!(Progress::key("a", 1), Progress::key("a", 2));
+        assert_eq!(split_connection("bob> XLEN s"), (Some("bob"), "XLEN s"));
+    }
+}
