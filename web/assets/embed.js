@@ -20,8 +20,7 @@
   const FLAGS = ['hints', 'autoresize'];
   const TEXTS = ['lesson', 'profile', 'state', 'key'];
   const KNOWN = [...Object.keys(CHOICES), ...FLAGS, ...TEXTS, 'setup', 'height'];
-  /* Modes the engine widget draws itself; the others need the lesson player. */
-  const MOUNTED = ['sandbox', 'readonly'];
+  const LESSON_MODES = ['lesson', 'quiz', 'player'];
 
   let engine = null;
   /** The app's module, imported and instantiated once for the whole page. */
@@ -42,7 +41,7 @@
   }
 
   /** Options with defaults, and what is wrong with them. */
-  function normalise(raw) {
+  function normalise(raw, inline) {
     const o = { mode: 'sandbox', theme: 'auto', loading: 'lazy', solution: 'confirm', persist: 'none', layout: 'both', hints: true, autoresize: true, setup: [] };
     const problems = [];
     for (const [key, value] of Object.entries(raw)) {
@@ -70,9 +69,9 @@
       }
     }
     if (o.height) o.autoresize = false;
-    if (!MOUNTED.includes(o.mode)) {
-      problems.push(`mode "${o.mode}" needs the lesson player, which this build does not have yet; use sandbox or readonly`);
-    }
+    const lesson = o.lesson || inline;
+    if (LESSON_MODES.includes(o.mode) && !lesson) problems.push(`mode ${o.mode} needs a lesson: an id, a URL, or a <script type="application/toml"> inside the element`);
+    if (!LESSON_MODES.includes(o.mode) && lesson) problems.push(`a lesson needs mode lesson, quiz or player (mode is ${o.mode})`);
     return { o, problems };
   }
 
@@ -108,7 +107,8 @@
       this.shadow.replaceChildren(sheet('style.css'), sheet('embed.css'), this.frame);
       this.ready = new Promise((ok, fail) => { this.settle = { ok, fail }; });
       this.ready.catch(() => {});
-      const { o, problems } = normalise(raw);
+      this.inline = host.querySelector(':scope > script[type="application/toml"]');
+      const { o, problems } = normalise(raw, !!this.inline);
       this.options = o;
       host.setAttribute('data-theme', o.theme);
       if (o.height) host.style.height = o.height;
@@ -168,11 +168,12 @@
       if (!state && o.persist === 'local') {
         try { state = localStorage.getItem(this.storageKey()) || undefined; } catch { /* storage off */ }
       }
-      loadEngine().then((m) => {
+      Promise.all([loadEngine(), this.lessonText()]).then(([m, lesson]) => {
         if (this.destroyed) return;
         const root = el('div');
         this.frame.replaceChildren(root);
         const options = { mode: o.mode, setup: o.setup, layout: o.layout, profile: o.profile, state };
+        if (lesson) Object.assign(options, { lesson: lesson.text, trusted: lesson.trusted, hints: o.hints, solution: o.solution });
         this.widget = m.mount(root, JSON.stringify(options), (type, payload) => this.emit(type, JSON.parse(payload)));
         const queued = this.queued;
         this.queued = null;
@@ -181,10 +182,23 @@
       return this.ready;
     }
 
+    /** The lesson's text: inline, one of the site's lessons by id, or any URL (validated). */
+    async lessonText() {
+      if (this.inline) return { text: this.inline.textContent, trusted: false };
+      const name = this.options.lesson;
+      if (!name) return null;
+      const own = /^[a-z0-9][a-z0-9-]*$/.test(name);
+      const url = own ? new URL(`lessons/${name}.toml`, base) : new URL(name, location.href);
+      const response = await fetch(url);
+      if (!response.ok) throw new Error(`the lesson "${name}" could not be loaded (HTTP ${response.status})`);
+      return { text: await response.text(), trusted: own };
+    }
+
     emit(type, detail) {
       // Events raised while mount() runs wait until the handle exists.
       if (this.queued) { this.queued.push([type, detail]); return; }
       if (type === 'ready') this.settle.ok(this.handle);
+      if (type === 'check' && this.checking) { this.checking(detail); this.checking = null; }
       if (type === 'command') {
         const i = this.pending.findIndex((p) => p.input === detail.input);
         if (i >= 0) this.pending.splice(i, 1)[0].done(detail);
@@ -227,7 +241,10 @@
         getState: () => (w.widget ? w.widget.getState() : null),
         setState: (token) => w.call((e) => e.setState(String(token))),
         exportScript: () => (w.widget ? w.widget.exportScript() : ''),
-        check: () => Promise.reject(new Error(`check() needs a lesson; this widget is in ${w.options.mode} mode`)),
+        check: () => w.call((e) => new Promise((done) => {
+          w.checking = done;
+          e.check();
+        })),
         destroy: () => w.destroy(),
         on: (type, listener) => { w.host.addEventListener(type, listener); return w.api; },
       };

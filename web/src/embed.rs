@@ -9,13 +9,15 @@
 use std::cell::RefCell;
 use std::rc::Rc;
 
-use streamlab_wasm::embed::{CommandEvent, EmbedOptions, Layout, Mode, ReadyEvent};
+use streamlab_wasm::embed::{CommandEvent, EmbedOptions, ErrorEvent, Layout, Mode, ReadyEvent};
+use streamlab_wasm::json;
 use streamlab_wasm::{Playground, SessionSpec};
 use wasm_bindgen::prelude::*;
 use yew::prelude::*;
 use yew::AppHandle;
 
 use crate::console::Console;
+use crate::embed_lesson::{LessonRun, Panel, Step};
 use crate::pictures::Pictures;
 use crate::state::{Action, AppState};
 
@@ -28,6 +30,10 @@ struct Shared {
     /// The session, also held by the reducer's state: the handle reads it directly, and the
     /// embed never replaces it (a new state is loaded into it in place).
     lab: Rc<RefCell<Playground>>,
+    /// The lesson (lesson, quiz and player modes).
+    lesson: Option<RefCell<LessonRun>>,
+    /// Redraws the widget after the lesson changed.
+    redraw: RefCell<Option<Callback<()>>>,
 }
 
 impl Shared {
@@ -42,10 +48,60 @@ impl Shared {
         }
     }
 
-    /// Back to the state after the setup.
+    /// Back to the state after the setup (in a lesson: the current task's start).
     fn reset(&self) {
-        self.dispatch(Action::Reset);
-        self.dispatch(Action::RunAll(self.options.setup.clone()));
+        match &self.lesson {
+            Some(lesson) => {
+                let at = lesson.borrow().at;
+                // A failure is reported as an `error` event already.
+                let _ = self.lesson_step(Step::Go(at));
+            }
+            None => {
+                self.dispatch(Action::Reset);
+                self.dispatch(Action::RunAll(self.options.setup.clone()));
+            }
+        }
+    }
+
+    /// Performs a lesson step, raises its events and redraws. Errors become `error` events.
+    fn lesson_step(&self, step: Step) -> Result<(), String> {
+        let Some(lesson) = &self.lesson else { return Err("this widget has no lesson".into()) };
+        let moving = matches!(step, Step::Go(_));
+        let result = {
+            let mut lesson = lesson.borrow_mut();
+            match step {
+                Step::Go(at) => lesson.go(at, &self.lab).map(|()| Vec::new()),
+                Step::Check => lesson.check(&self.lab),
+                Step::Hint => {
+                    lesson.hint();
+                    Ok(Vec::new())
+                }
+                Step::Reveal => {
+                    lesson.reveal();
+                    Ok(Vec::new())
+                }
+                Step::Answer(answer) => lesson.answer(answer),
+            }
+        };
+        if moving {
+            // A new task's session: the reducer re-reads it, with an empty scrollback.
+            self.dispatch(Action::ClearConsole);
+        }
+        if let Some(redraw) = self.redraw.borrow().as_ref() {
+            redraw.emit(());
+        }
+        match result {
+            Ok(events) => {
+                for (kind, payload) in events {
+                    self.emit(kind, &payload);
+                }
+                Ok(())
+            }
+            Err(message) => {
+                self.emit("error", &json(&ErrorEvent { message: message.clone() }));
+                Err(message)
+            }
+        }
     }
 }
 
@@ -67,7 +123,7 @@ fn Embed(props: &EmbedProps) -> Html {
         let shared = shared.clone();
         use_reducer(move || {
             let state = Rc::new(AppState::new_shared(shared.lab.clone(), Vec::new()));
-            let state = if shared.options.state.is_some() {
+            let state = if shared.options.state.is_some() || shared.lesson.is_some() {
                 state
             } else {
                 state.reduce(Action::RunAll(shared.options.setup.clone()))
@@ -80,6 +136,10 @@ fn Embed(props: &EmbedProps) -> Html {
         *shared.dispatch.borrow_mut() = Some(Callback::from(move |action| dispatcher.dispatch(action)));
     }
     let dispatch = shared.dispatch.borrow().clone().expect("set just above");
+    let redraw = use_force_update();
+    if shared.redraw.borrow().is_none() {
+        *shared.redraw.borrow_mut() = Some(Callback::from(move |()| redraw.force_update()));
+    }
 
     // Every new scrollback entry is a `command` event; the setup's are not (they ran before
     // `ready`).
@@ -98,8 +158,14 @@ fn Embed(props: &EmbedProps) -> Html {
     {
         let (shared, steps) = (shared.clone(), state.step_count);
         use_effect_with((), move |_| {
-            let ready =
-                ReadyEvent { mode: shared.options.mode.name(), profile: shared.lab.borrow().spec().profile, steps };
+            let lesson = shared.lesson.as_ref().map(|l| l.borrow());
+            let ready = ReadyEvent {
+                mode: shared.options.mode.name(),
+                profile: shared.lab.borrow().spec().profile,
+                steps,
+                lesson: lesson.as_ref().map(|l| l.view.id.clone()),
+                tasks: lesson.as_ref().map_or(0, |l| l.order.len()),
+            };
             shared.emit("ready", &streamlab_wasm::json(&ready));
         });
     }
@@ -127,11 +193,44 @@ fn Embed(props: &EmbedProps) -> Html {
             </section>
         }
     } else {
+        // In a lesson, commands the task turns off are refused before they run.
+        let on_action = {
+            let shared = shared.clone();
+            Callback::from(move |action: Action| {
+                if let (Some(lesson), Action::Run(line)) = (&shared.lesson, &action) {
+                    let refusal = lesson.borrow().refusal(line);
+                    lesson.borrow_mut().notice = refusal.clone();
+                    if refusal.is_some() {
+                        if let Some(redraw) = shared.redraw.borrow().as_ref() {
+                            redraw.emit(());
+                        }
+                        return;
+                    }
+                }
+                shared.dispatch(action);
+            })
+        };
         html! {
             <Console snapshot={state.snapshot.clone()} log={state.log.clone()} history={state.history.clone()}
-                on_action={dispatch.clone()} />
+                {on_action} />
         }
     };
+    let panel = shared.lesson.as_ref().map(|lesson| {
+        let lesson = lesson.borrow();
+        let on_step = {
+            let shared = shared.clone();
+            Callback::from(move |step: Step| {
+                let _ = shared.lesson_step(step);
+            })
+        };
+        html! {
+            <Panel view={lesson.view.clone()} task={lesson.task()} at={lesson.at} order={Rc::new(lesson.order.clone())}
+                run={lesson.runs[lesson.task()].clone()} hints={lesson.hints} solution={lesson.solution}
+                solution_lines={Rc::new(lesson.solution_lines())} notice={lesson.notice.clone()}
+                mode={shared.options.mode} {on_step} />
+        }
+    });
+    let with_console = shared.lesson.as_ref().is_none_or(|lesson| lesson.borrow().needs_console());
     let position = state.snapshot.position;
     let (show_console, show_pictures) = match shared.options.layout {
         Layout::Console => (true, false),
@@ -140,6 +239,8 @@ fn Embed(props: &EmbedProps) -> Html {
     };
     html! {
         <div class={classes!("sl-embed", shared.options.mode.name())}>
+            {panel.unwrap_or_default()}
+            if with_console {
             if !readonly {
                 <div class="sl-bar" role="group" aria-label="History">
                     { button("Undo", Some(Action::Undo), position > 0) }
@@ -153,6 +254,7 @@ fn Embed(props: &EmbedProps) -> Html {
                     <section class="right" aria-label="State"><Pictures snapshot={state.snapshot.clone()} /></section>
                 }
             </div>
+            }
         </div>
     }
 }
@@ -174,7 +276,17 @@ pub fn mount(element: web_sys::Element, options: &str, on_event: js_sys::Functio
         None => options.base_spec().and_then(|spec| Playground::new(&spec)),
     }
     .map_err(|e| JsError::new(&format!("bad state: {e}")))?;
-    let shared = Rc::new(Shared { options, on_event, dispatch: RefCell::new(None), lab: Rc::new(RefCell::new(lab)) });
+    let lab = Rc::new(RefCell::new(lab));
+    let lesson = match options.mode.has_lesson() {
+        true => {
+            let mut lesson = LessonRun::new(&options).map_err(|e| JsError::new(&e))?;
+            lesson.go(0, &lab).map_err(|e| JsError::new(&e))?;
+            Some(RefCell::new(lesson))
+        }
+        false => None,
+    };
+    let shared =
+        Rc::new(Shared { options, on_event, dispatch: RefCell::new(None), lab, lesson, redraw: RefCell::new(None) });
     let app = yew::Renderer::<Embed>::with_root_and_props(element, EmbedProps { shared: shared.clone() }).render();
     Ok(Widget { shared, app: Some(app) })
 }
@@ -219,6 +331,12 @@ impl Widget {
         Ok(())
     }
 
+    /// Check on the current task of a lesson (its events follow); throws outside a
+    /// reach-state task.
+    pub fn check(&self) -> Result<(), JsError> {
+        self.shared.lesson_step(Step::Check).map_err(|e| JsError::new(&e))
+    }
+
     /// A redis-cli script that replays the session against a real server.
     #[wasm_bindgen(js_name = exportScript)]
     pub fn export_script(&self) -> String {
@@ -231,5 +349,6 @@ impl Widget {
             app.destroy();
         }
         self.shared.dispatch.borrow_mut().take();
+        self.shared.redraw.borrow_mut().take();
     }
 }

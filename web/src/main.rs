@@ -7,6 +7,7 @@
 mod app;
 mod console;
 mod embed;
+mod embed_lesson;
 mod page;
 mod pictures;
 mod state;

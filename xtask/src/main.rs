@@ -135,6 +135,7 @@ fn dist() -> Result<PathBuf, String> {
     bindgen(&built.join("streamlab-web.wasm"), &out, "streamlab", false)?;
     copy_dir(&root().join("web/assets"), &out)?;
     copy_dir(&root().join("web/examples"), &out.join("examples"))?;
+    copy_lessons(&out.join("lessons"))?;
     let grader = out.join("grader");
     bindgen(&built.join("streamlab_grader.wasm"), &grader, "streamlab_grader", true)?;
     copy_dir(&root().join("crates/grader/js"), &grader)?;
@@ -158,6 +159,18 @@ fn bindgen(wasm: &Path, out: &Path, name: &str, typescript: bool) -> Result<(), 
         .remove_producers_section(true)
         .generate(out)
         .map_err(|e| format!("wasm-bindgen: {e:#}"))
+}
+
+/// Copies the lesson files (`lessons/*.toml`) into `out`, for widgets that name a lesson by id.
+fn copy_lessons(out: &Path) -> Result<(), String> {
+    std::fs::create_dir_all(out).map_err(|e| format!("{}: {e}", out.display()))?;
+    let dir = root().join("lessons");
+    let files = std::fs::read_dir(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+    for path in files.filter_map(|f| f.ok().map(|f| f.path())).filter(|p| p.extension().is_some_and(|e| e == "toml")) {
+        let name = path.file_name().expect("a file has a name");
+        std::fs::copy(&path, out.join(name)).map_err(|e| format!("{}: {e}", path.display()))?;
+    }
+    Ok(())
 }
 
 /// Copies a directory's files and subdirectories into `out`.
