@@ -311,7 +311,7 @@ fn clients(server: &Path) -> Result<(), String> {
 }
 
 /// Builds `dist/`, then runs the grader module's tests in Node, the browser suite and the
-/// budget script in headless Chromium.
+/// budget script in headless Chromium, and prints the embedding kit's sizes.
 fn browser() -> Result<(), String> {
     dist()?;
     let dir = root().join("tests/browser");
@@ -323,7 +323,8 @@ fn browser() -> Result<(), String> {
         "browser tests (node --test tests/browser)",
         Command::new("node").args(["--test", "--test-concurrency=1", "tests/browser/"]),
     )?;
-    run("budgets (tests/browser/budget.mjs)", Command::new("node").arg("tests/browser/budget.mjs"))
+    run("budgets (tests/browser/budget.mjs)", Command::new("node").arg("tests/browser/budget.mjs"))?;
+    run("embedding kit sizes (tests/browser/sizes.mjs)", Command::new("node").arg("tests/browser/sizes.mjs"))
 }
 
 /// Starts the reference servers (Redis 8.2.3 always; Redis 7.4 and Valkey 9 when their wheels
