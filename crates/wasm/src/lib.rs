@@ -8,6 +8,7 @@
 
 pub mod diff;
 pub mod embed;
+pub mod grade;
 pub mod lesson;
 pub mod share;
 pub mod view;
