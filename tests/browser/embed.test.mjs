@@ -197,6 +197,31 @@ test('loading: lazy waits until the widget is near, click waits for the click', 
   }
 });
 
+test('persist=local keeps the session across reloads; theme picks the colours', async () => {
+  const { page, context, errors } = await launch();
+  try {
+    await virtualPage(page, server.url + 'test/keep.html', `<!doctype html><title>keep</title>
+      <script src="../embed.js"></script>
+      <stream-lab id="keep" persist="local" theme="dark" loading="eager" layout="console"></stream-lab>
+      <stream-lab id="plain" loading="eager" layout="console"></stream-lab>`);
+    await page.goto(server.url + 'test/keep.html');
+    await page.locator('#plain').locator('#console-input').waitFor();
+    await page.evaluate(() => Promise.all([document.getElementById('keep').run('XADD kept 1-0 a 1'),
+      document.getElementById('plain').run('XADD gone 1-0 a 1')]));
+    await page.reload();
+    await page.locator('#plain').locator('#console-input').waitFor();
+    const [kept, gone] = await page.evaluate(() => Promise.all([document.getElementById('keep').run('XLEN kept'),
+      document.getElementById('plain').run('XLEN gone')]));
+    assert.deepEqual([kept.reply, gone.reply], ['(integer) 1', '(integer) 0']);
+    const colours = await page.evaluate(() => ['keep', 'plain'].map((id) =>
+      getComputedStyle(document.getElementById(id)).getPropertyValue('--bg').trim()));
+    assert.deepEqual(colours, ['#14161a', '#f7f7f5']);
+    assert.deepEqual(errors, []);
+  } finally {
+    await context.close();
+  }
+});
+
 test('broken widgets show what is wrong and the others still work', async () => {
   const { page, context, errors } = await launch();
   try {
