@@ -236,16 +236,18 @@ id = "html"
 title = "<img src=x onerror=alert(1)>"
 </script></stream-lab>
       <stream-lab id="no-lesson" mode="quiz" loading="eager"></stream-lab>
+      <stream-lab id="bad-profile" profile="redis-6.0" loading="eager"></stream-lab>
       <stream-lab id="good" loading="eager" layout="console" setup="XADD s 1-0 f v"></stream-lab>`);
     await page.goto(server.url + 'test/broken.html');
-    await page.waitForFunction(() => window.seen.length >= 5);
+    await page.waitForFunction(() => window.seen.length >= 6);
     const seen = Object.fromEntries(await page.evaluate(() => window.seen.map(([id, t, d]) => [id, [t, d.message ?? d.mode]])));
     assert.deepEqual(seen.good, ['ready', 'sandbox']);
     assert.match(seen['bad-mode'][1], /mode must be one of sandbox, readonly, lesson, quiz, player, not "arcade"/);
     assert.match(seen['bad-url'][1], /the lesson has problems:\nlesson\.toml:2/);
     assert.match(seen['bad-inline'][1], /the lesson has problems/);
     assert.match(seen['no-lesson'][1], /mode quiz needs a lesson/);
-    for (const id of ['bad-mode', 'bad-url', 'bad-inline', 'no-lesson']) {
+    assert.match(seen['bad-profile'][1], /unknown profile 'redis-6.0'/);
+    for (const id of ['bad-mode', 'bad-url', 'bad-inline', 'no-lesson', 'bad-profile']) {
       const box = page.locator(`#${id}`).locator('.sl-error');
       assert.ok(await box.isVisible(), `${id} shows its error`);
       assert.match(await box.innerText(), /StreamLab could not start/);

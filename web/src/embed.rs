@@ -272,10 +272,11 @@ pub struct Widget {
 pub fn mount(element: web_sys::Element, options: &str, on_event: js_sys::Function) -> Result<Widget, JsError> {
     let options = EmbedOptions::parse(options).map_err(|e| JsError::new(&e))?;
     let lab = match &options.state {
-        Some(token) => SessionSpec::parse(token).and_then(|spec| Playground::restore(&spec)),
-        None => options.base_spec().and_then(|spec| Playground::new(&spec)),
-    }
-    .map_err(|e| JsError::new(&format!("bad state: {e}")))?;
+        Some(token) => SessionSpec::parse(token)
+            .and_then(|spec| Playground::restore(&spec))
+            .map_err(|e| JsError::new(&format!("bad state: {e}")))?,
+        None => Playground::new(&options.base_spec()).map_err(|e| JsError::new(&e))?,
+    };
     let lab = Rc::new(RefCell::new(lab));
     let lesson = match options.mode.has_lesson() {
         true => {

@@ -95,7 +95,8 @@ impl EmbedOptions {
     /// Reads the options; the error says which one is wrong.
     pub fn parse(json: &str) -> Result<EmbedOptions, String> {
         let options: EmbedOptions = serde_json::from_str(json).map_err(|e| format!("bad options: {e}"))?;
-        options.base_spec()?;
+        // The playground decides which profiles it can run.
+        crate::Playground::new(&options.base_spec())?;
         match (options.mode.has_lesson(), &options.lesson) {
             (true, None) => Err(format!("mode {} needs a lesson", options.mode.name())),
             (false, Some(_)) => Err(format!("mode {} takes no lesson", options.mode.name())),
@@ -107,12 +108,9 @@ impl EmbedOptions {
     }
 
     /// The session the widget starts from before its setup: the profile's fresh session.
-    pub fn base_spec(&self) -> Result<SessionSpec, String> {
+    pub fn base_spec(&self) -> SessionSpec {
         let profile = self.profile.clone().unwrap_or_else(|| DEFAULT_PROFILE.to_owned());
-        if profile != DEFAULT_PROFILE {
-            return Err(format!("unknown profile '{profile}': the widget knows {DEFAULT_PROFILE}"));
-        }
-        Ok(SessionSpec { profile, ..SessionSpec::default() })
+        SessionSpec { profile, ..SessionSpec::default() }
     }
 }
 
