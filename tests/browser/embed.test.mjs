@@ -243,7 +243,7 @@ title = "<img src=x onerror=alert(1)>"
     const seen = Object.fromEntries(await page.evaluate(() => window.seen.map(([id, t, d]) => [id, [t, d.message ?? d.mode]])));
     assert.deepEqual(seen.good, ['ready', 'sandbox']);
     assert.match(seen['bad-mode'][1], /mode must be one of sandbox, readonly, lesson, quiz, player, not "arcade"/);
-    assert.match(seen['bad-url'][1], /the lesson has problems:\nlesson\.toml:2/);
+    assert.match(seen['bad-url'][1], /the lesson has problems:\nbroken\.toml:2/);
     assert.match(seen['bad-inline'][1], /the lesson has problems/);
     assert.match(seen['no-lesson'][1], /mode quiz needs a lesson/);
     assert.match(seen['bad-profile'][1], /unknown profile 'redis-6.0'/);

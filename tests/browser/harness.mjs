@@ -6,7 +6,10 @@ import { existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, normalize, extname, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { createRequire } from 'node:module';
 import { chromium } from 'playwright-core';
+
+const axeSource = await readFile(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
 
 const here = dirname(fileURLToPath(import.meta.url));
 export const root = join(here, '..', '..');
@@ -18,6 +21,7 @@ const types = {
   '.js': 'text/javascript; charset=utf-8',
   '.wasm': 'application/wasm',
   '.css': 'text/css; charset=utf-8',
+  '.toml': 'text/plain; charset=utf-8',
 };
 
 /** Serves dist/ on 127.0.0.1 (a free port); resolves to { url, close }. */
@@ -99,4 +103,15 @@ export async function screenshot(page, name) {
   await settle(page);
   await page.screenshot({ path, fullPage: true });
   return path;
+}
+
+/** Violations of axe-core's rules at serious or critical impact. */
+export async function axe(page) {
+  // Cards fade in; measure contrast once they have arrived.
+  await settle(page);
+  await page.evaluate(axeSource);
+  const result = await page.evaluate(() => window.axe.run(document, { resultTypes: ['violations'] }));
+  return result.violations
+    .filter((v) => v.impact === 'serious' || v.impact === 'critical')
+    .map((v) => `${v.id} (${v.impact}): ${v.help} — ${v.nodes.map((n) => n.target.join(' ')).slice(0, 3).join(', ')}`);
 }

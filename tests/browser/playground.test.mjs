@@ -2,12 +2,7 @@
 // playwright-core. Needs dist/ (cargo xtask dist); `cargo xtask test` builds it first.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFile } from 'node:fs/promises';
-import { createRequire } from 'node:module';
-import { serveDist, open, type, lastEntry, screenshot, settle } from './harness.mjs';
-
-const require = createRequire(import.meta.url);
-const axeSource = await readFile(require.resolve('axe-core/axe.min.js'), 'utf8');
+import { serveDist, open, type, lastEntry, screenshot, axe } from './harness.mjs';
 
 let server;
 before(async () => { server = await serveDist(); });
@@ -37,17 +32,6 @@ const SCENARIO = [
 
 async function runAll(page, lines) {
   for (const line of lines) await type(page, line);
-}
-
-/** Violations of axe-core's rules at serious or critical impact. */
-async function axe(page) {
-  // Cards fade in; measure contrast once they have arrived.
-  await settle(page);
-  await page.evaluate(axeSource);
-  const result = await page.evaluate(() => window.axe.run(document, { resultTypes: ['violations'] }));
-  return result.violations
-    .filter((v) => v.impact === 'serious' || v.impact === 'critical')
-    .map((v) => `${v.id} (${v.impact}): ${v.help} — ${v.nodes.map((n) => n.target.join(' ')).slice(0, 3).join(', ')}`);
 }
 
 test('the console answers like redis-cli, with errors in red, help, hints, completion and history', async () => {

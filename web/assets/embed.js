@@ -173,7 +173,7 @@
         const root = el('div');
         this.frame.replaceChildren(root);
         const options = { mode: o.mode, setup: o.setup, layout: o.layout, profile: o.profile, state };
-        if (lesson) Object.assign(options, { lesson: lesson.text, trusted: lesson.trusted, hints: o.hints, solution: o.solution });
+        if (lesson) Object.assign(options, { lesson: lesson.text, file: lesson.file, trusted: lesson.trusted, hints: o.hints, solution: o.solution });
         this.widget = m.mount(root, JSON.stringify(options), (type, payload) => this.emit(type, JSON.parse(payload)));
         const queued = this.queued;
         this.queued = null;
@@ -184,14 +184,14 @@
 
     /** The lesson's text: inline, one of the site's lessons by id, or any URL (validated). */
     async lessonText() {
-      if (this.inline) return { text: this.inline.textContent, trusted: false };
+      if (this.inline) return { text: this.inline.textContent, file: 'inline lesson', trusted: false };
       const name = this.options.lesson;
       if (!name) return null;
       const own = /^[a-z0-9][a-z0-9-]*$/.test(name);
       const url = own ? new URL(`lessons/${name}.toml`, base) : new URL(name, location.href);
       const response = await fetch(url);
       if (!response.ok) throw new Error(`the lesson "${name}" could not be loaded (HTTP ${response.status})`);
-      return { text: await response.text(), trusted: own };
+      return { text: await response.text(), file: own ? `${name}.toml` : name, trusted: own };
     }
 
     emit(type, detail) {

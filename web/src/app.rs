@@ -1,14 +1,19 @@
 //! The app: the header (clock, share, export, theme), the console and timeline on the left,
 //! the pictures or tables on the right. Owns the reducer and every effect on the page.
 
+use std::rc::Rc;
+
 use gloo::timers::callback::Interval;
 use streamlab_wasm::diff::duration;
+use streamlab_wasm::lesson::{commands_since, Tutor};
 use streamlab_wasm::{Playground, SessionSpec, DEFAULT_PROFILE};
 use yew::prelude::*;
 
 use crate::console::Console;
+use crate::lessons::{describe, file_name, Catalog, LessonList};
 use crate::page;
 use crate::pictures::Pictures;
+use crate::player::LessonPanel;
 use crate::state::{Action, AppState, View};
 use crate::tables::Tables;
 use crate::timeline::Timeline;
@@ -32,6 +37,14 @@ fn elapsed(ms: i64) -> String {
     format!("+{minutes:02}:{:02}.{:03}", rest / 1000, rest % 1000)
 }
 
+/// The state as pictures or as tables.
+fn state_view(view: View, snapshot: Rc<streamlab_wasm::SnapshotView>) -> Html {
+    match view {
+        View::Pictures => html! { <Pictures {snapshot} /> },
+        View::Tables => html! { <Tables {snapshot} /> },
+    }
+}
+
 #[component]
 pub fn App() -> Html {
     let state = use_reducer(initial_state);
@@ -42,6 +55,65 @@ pub fn App() -> Html {
     };
     let theme = use_state(page::load_theme);
     let panel = use_state(|| None::<&'static str>);
+    // The lesson list is shown (over the playground); the site's lessons once fetched.
+    let show_list = use_state(|| false);
+    let catalog = use_state(|| None::<Rc<Catalog>>);
+    let catalog_error = use_state(|| None::<String>);
+    let url_problems = use_state(|| None::<String>);
+
+    // Plays a lesson in the variant its saved progress's attempt picks.
+    let open_lesson = {
+        let dispatch = dispatch.clone();
+        let show_list = show_list.clone();
+        Callback::from(move |tutor: Rc<Tutor>| {
+            let progress = page::load_progress(tutor.id(), tutor.version());
+            let tutor = Rc::new(tutor.attempt(progress.attempt));
+            dispatch.emit(Action::OpenLesson(tutor, progress));
+            show_list.set(false);
+        })
+    };
+    {
+        // Fetch the lessons once; `?lesson=ID` opens one of them, `?lesson=URL` loads one from
+        // elsewhere (validated first; its problems show on the list).
+        let (catalog, catalog_error, url_problems) = (catalog.clone(), catalog_error.clone(), url_problems.clone());
+        let (open_lesson, show_list) = (open_lesson.clone(), show_list.clone());
+        use_effect_with((), move |_| {
+            wasm_bindgen_futures::spawn_local(async move {
+                let fetched = Catalog::fetch().await.map(Rc::new);
+                let wanted = page::lesson_param();
+                if let Ok(found) = &fetched {
+                    catalog.set(Some(found.clone()));
+                }
+                if let Err(error) = &fetched {
+                    catalog_error.set(Some(error.clone()));
+                }
+                let Some(wanted) = wanted else { return };
+                if let Some(tutor) = fetched.as_ref().ok().and_then(|c| c.get(&wanted).cloned()) {
+                    open_lesson.emit(tutor);
+                    return;
+                }
+                let loaded = match page::fetch_text(&wanted).await {
+                    Ok(text) => Tutor::load(&file_name(&wanted), &text, 0).map_err(|problems| describe(&problems)),
+                    Err(error) => Err(error),
+                };
+                match loaded {
+                    Ok(tutor) => open_lesson.emit(Rc::new(tutor)),
+                    Err(problems) => {
+                        url_problems.set(Some(problems));
+                        show_list.set(true);
+                    }
+                }
+            });
+        });
+    }
+    {
+        let saved = state.lesson.as_ref().map(|run| (run.tutor.clone(), run.progress.clone()));
+        use_effect_with(saved, |saved| {
+            if let Some((tutor, progress)) = saved {
+                page::save_progress(tutor.id(), tutor.version(), progress);
+            }
+        });
+    }
 
     // Save the session and time the render after every change. A fragment in the address bar
     // (a link just opened or shared) no longer describes the session once it changes, so it
@@ -50,8 +122,11 @@ pub fn App() -> Html {
     {
         let state = state.clone();
         use_effect_with(state.version, move |_| {
-            let fragment = state.lab.borrow().spec().to_fragment();
-            page::save_session(&fragment);
+            // A lesson's session is not the playground's: it is kept only if the learner
+            // takes it to the sandbox.
+            if state.lesson.is_none() {
+                page::save_session(&state.lab.borrow().spec().to_fragment());
+            }
             page::clear_fragment();
             page::record_render(std::mem::replace(&mut *first.borrow_mut(), false));
         });
@@ -169,6 +244,7 @@ pub fn App() -> Html {
                 }
             </div>
             <div class="actions">
+                <button onclick={{ let show_list = show_list.clone(); Callback::from(move |_: MouseEvent| show_list.set(true)) }}>{"Lessons"}</button>
                 <button onclick={on_share}>{"Share"}</button>
                 <button onclick={toggle("export")} aria-expanded={(*panel == Some("export")).to_string()}>{"Export"}</button>
                 <button onclick={emit(Action::Reset)}>{"Reset"}</button>
@@ -182,7 +258,17 @@ pub fn App() -> Html {
             </div>
         </header>
         {panel_body}
-        <main class="layout">
+        if *show_list {
+            <LessonList catalog={(*catalog).clone()} error={(*catalog_error).clone()} problems={(*url_problems).clone()}
+                on_open={open_lesson.clone()}
+                on_close={{ let show_list = show_list.clone(); Callback::from(move |_| show_list.set(false)) }} />
+        } else {
+        <main class={classes!("layout", state.lesson.is_some().then_some("with-lesson"))}>
+            if let Some(run) = &state.lesson {
+                <LessonPanel run={run.clone()} commands={commands_since(&state.lab.borrow(), run.start)}
+                    on_action={dispatch.clone()}
+                    on_list={{ let show_list = show_list.clone(); Callback::from(move |_| show_list.set(true)) }} />
+            }
             <div class="left">
                 <Console
                     snapshot={state.snapshot.clone()}
@@ -204,13 +290,23 @@ pub fn App() -> Html {
                     </div>
                     <span class="now">{format!("engine clock {}", elapsed(snapshot.now - start))}</span>
                 </div>
-                if state.view == View::Pictures {
-                    <Pictures snapshot={state.snapshot.clone()} />
+                if let Some(goal) = state.lesson.as_ref().and_then(|run| run.goal.clone()) {
+                    <div class="compare">
+                        <section aria-labelledby="now-title">
+                            <h3 id="now-title">{"Your state"}</h3>
+                            {state_view(state.view, state.snapshot.clone())}
+                        </section>
+                        <section class="goal" aria-labelledby="goal-title">
+                            <h3 id="goal-title">{"Goal (after the reference solution)"}</h3>
+                            {state_view(state.view, goal)}
+                        </section>
+                    </div>
                 } else {
-                    <Tables snapshot={state.snapshot.clone()} />
+                    {state_view(state.view, state.snapshot.clone())}
                 }
             </section>
         </main>
+        }
         <footer class="status" role="status" aria-live="polite">
             { state.notice.clone().unwrap_or_default() }
         </footer>

@@ -67,10 +67,11 @@ impl LessonRun {
     /// Reads the options' lesson (validated in full unless it is the site's own).
     pub fn new(options: &EmbedOptions) -> Result<LessonRun, String> {
         let text = options.lesson.as_deref().unwrap_or_default();
+        let file = options.file.as_deref().unwrap_or("lesson.toml");
         let tutor = if options.trusted {
-            Tutor::parse("lesson.toml", text, options.attempt)
+            Tutor::parse(file, text, options.attempt)
         } else {
-            Tutor::load(text, options.attempt)
+            Tutor::load(file, text, options.attempt)
         }
         .map_err(|problems| {
             let lines: Vec<String> = problems.iter().map(ToString::to_string).collect();

@@ -4,6 +4,7 @@
 use std::cell::Cell;
 
 use gloo::storage::{LocalStorage, Storage};
+use streamlab_wasm::lesson::Progress;
 use streamlab_wasm::SessionSpec;
 
 const SESSION_KEY: &str = "streamlab.session";
@@ -113,4 +114,36 @@ pub fn record_render(first: bool) {
     if let Some(started) = COMMAND_STARTED.with(Cell::take) {
         let _ = body.set_attribute("data-command-ms", &format!("{:.2}", now_ms() - started));
     }
+}
+
+/// Saved progress in a lesson version.
+pub fn load_progress(id: &str, version: u32) -> Progress {
+    LocalStorage::get::<String>(Progress::key(id, version)).map(|text| Progress::parse(&text)).unwrap_or_default()
+}
+
+/// Saves progress in a lesson version.
+pub fn save_progress(id: &str, version: u32, progress: &Progress) {
+    let _ = LocalStorage::set(Progress::key(id, version), progress.to_text());
+}
+
+/// The `lesson` parameter of the address (`?lesson=ID` or `?lesson=URL`), if any.
+pub fn lesson_param() -> Option<String> {
+    let search = gloo::utils::window().location().search().ok()?;
+    let value = search.trim_start_matches('?').split('&').find_map(|part| part.strip_prefix("lesson="))?;
+    streamlab_wasm::share::decode(value).filter(|v| !v.is_empty())
+}
+
+/// Fetches a text file (a lesson, the lesson index).
+pub async fn fetch_text(url: &str) -> Result<String, String> {
+    use wasm_bindgen::JsCast;
+    use wasm_bindgen_futures::JsFuture;
+    let failed =
+        |e: wasm_bindgen::JsValue| format!("{url}: {}", e.as_string().unwrap_or_else(|| "could not be fetched".into()));
+    let response = JsFuture::from(gloo::utils::window().fetch_with_str(url)).await.map_err(failed)?;
+    let response: web_sys::Response = response.dyn_into().map_err(failed)?;
+    if !response.ok() {
+        return Err(format!("{url}: HTTP {}", response.status()));
+    }
+    let text = JsFuture::from(response.text().map_err(failed)?).await.map_err(failed)?;
+    text.as_string().ok_or_else(|| format!("{url}: not text"))
 }

@@ -4,6 +4,7 @@
 use std::cell::RefCell;
 use std::rc::Rc;
 
+use streamlab_wasm::lesson::{split_connection, CheckView, LessonView, Progress, Tutor};
 use streamlab_wasm::{OutputView, Playground, SessionSpec, SnapshotView, StepView};
 use yew::Reducible;
 
@@ -38,6 +39,39 @@ pub enum View {
     Tables,
 }
 
+/// A lesson being played: the task, where it started, and what Check and Show goal found.
+#[derive(Debug, Clone)]
+pub struct LessonRun {
+    /// The lesson in its variant.
+    pub tutor: Rc<Tutor>,
+    /// What the player shows of it (computed once: it runs the intro's demos).
+    pub view: Rc<LessonView>,
+    /// The current task.
+    pub task: usize,
+    /// Steps the session had when the task started; the learner's commands come after.
+    pub start: usize,
+    /// The last Check on this task.
+    pub check: Option<Rc<CheckView>>,
+    /// The goal state, while it is shown.
+    pub goal: Option<Rc<SnapshotView>>,
+    /// Saved progress (the page stores it when it changes).
+    pub progress: Progress,
+}
+
+/// The lesson and its view are replaced, never changed in place: comparing them by pointer
+/// keeps every render from comparing whole lessons.
+impl PartialEq for LessonRun {
+    fn eq(&self, other: &Self) -> bool {
+        Rc::ptr_eq(&self.tutor, &other.tutor)
+            && Rc::ptr_eq(&self.view, &other.view)
+            && self.task == other.task
+            && self.start == other.start
+            && self.check == other.check
+            && self.goal.as_ref().map(Rc::as_ptr) == other.goal.as_ref().map(Rc::as_ptr)
+            && self.progress == other.progress
+    }
+}
+
 /// Everything the app renders from.
 #[derive(Clone)]
 pub struct AppState {
@@ -68,6 +102,8 @@ pub struct AppState {
     /// How many entries were ever added to the scrollback (an embedded console reports each
     /// new one as an event, even after the scrollback was cleared or trimmed).
     pub noted: u64,
+    /// The lesson being played, if any (its session is `lab`).
+    pub lesson: Option<LessonRun>,
 }
 
 impl PartialEq for AppState {
@@ -80,6 +116,7 @@ impl PartialEq for AppState {
             && self.view == other.view
             && self.notice == other.notice
             && self.noted == other.noted
+            && self.lesson == other.lesson
     }
 }
 
@@ -116,6 +153,20 @@ pub enum Action {
     SetView(View),
     /// Show a message (or clear it).
     Notice(Option<String>),
+    /// Play a lesson (in the variant its progress's attempt picks) from its first unsolved task.
+    OpenLesson(Rc<Tutor>, Progress),
+    /// Go to a task of the lesson: the session restarts at the task's start state.
+    StartTask(usize),
+    /// Check the current reach-state task on the session as it is.
+    Check,
+    /// Show (or hide) the goal state beside the current one.
+    ShowGoal(bool),
+    /// A quiz task was answered right.
+    Solved(usize),
+    /// Play the lesson again from the start, in the next hidden variant.
+    StartOver,
+    /// Leave the lesson and keep its session in the ordinary playground.
+    Sandbox,
 }
 
 impl AppState {
@@ -140,6 +191,7 @@ impl AppState {
             view: View::Pictures,
             notice: None,
             noted: 0,
+            lesson: None,
         };
         state.refresh();
         state
@@ -157,9 +209,30 @@ impl AppState {
     }
 
     fn run_line(&mut self, line: &str) {
+        let mut text = line;
+        if let Some(run) = &self.lesson {
+            // A task refuses the commands it turns off, as the checker does; lesson lines
+            // (`name> COMMAND`) run on the connection they name.
+            if let Some(refusal) = run.tutor.refusal(run.task, line) {
+                let conn = self.lab.borrow().snapshot().current.clone();
+                self.remember(line);
+                self.note(conn, line.to_owned(), vec![OutputView { to: None, text: refusal, kind: "error" }], false);
+                return;
+            }
+            if let (Some(name), rest) = split_connection(line) {
+                self.lab.borrow_mut().switch(name);
+                text = rest;
+            }
+        }
         let conn = self.lab.borrow().snapshot().current.clone();
-        let output = self.lab.borrow_mut().run(line);
+        let output = self.lab.borrow_mut().run(text);
         let blocked = self.lab.borrow().snapshot().connections.iter().any(|c| c.name == conn && c.blocked.is_some());
+        self.remember(line);
+        self.note(conn, text.to_owned(), output, blocked);
+    }
+
+    /// Adds a typed line to the ↑/↓ history.
+    fn remember(&mut self, line: &str) {
         let trimmed = line.trim();
         if !trimmed.is_empty() {
             let history = Rc::make_mut(&mut self.history);
@@ -169,7 +242,23 @@ impl AppState {
             let excess = history.len().saturating_sub(HISTORY_KEPT);
             history.drain(..excess);
         }
-        self.note(conn, line.to_owned(), output, blocked);
+    }
+
+    /// Restarts the session at a task's start state.
+    fn start_task(&mut self, task: usize) {
+        let Some(run) = &mut self.lesson else { return };
+        match run.tutor.start(task) {
+            Ok(lab) => {
+                run.task = task;
+                run.start = lab.step_count();
+                run.check = None;
+                run.goal = None;
+                self.lab = Rc::new(RefCell::new(lab));
+                self.log = Rc::default();
+                self.running = false;
+            }
+            Err(error) => self.notice = Some(format!("Could not start the task: {error}")),
+        }
     }
 
     fn note(&mut self, conn: String, line: String, output: Vec<OutputView>, blocked: bool) {
@@ -222,6 +311,10 @@ impl Reducible for AppState {
                 next.lab.borrow_mut().redo();
             }
             Action::Seek(position) => next.lab.borrow_mut().seek(position),
+            Action::Reset if next.lesson.is_some() => {
+                let task = next.lesson.as_ref().map_or(0, |run| run.task);
+                next.start_task(task);
+            }
             Action::Reset => {
                 next.lab.borrow_mut().reset();
                 next.log = Rc::default();
@@ -241,6 +334,41 @@ impl Reducible for AppState {
                 next.notice = notice;
                 return Rc::new(next);
             }
+            Action::OpenLesson(tutor, progress) => {
+                let view = Rc::new(tutor.view());
+                let task = (0..view.tasks.len()).find(|t| !progress.solved.contains(t)).unwrap_or(0);
+                next.lesson = Some(LessonRun { tutor, view, task, start: 0, check: None, goal: None, progress });
+                next.start_task(task);
+            }
+            Action::StartTask(task) => next.start_task(task),
+            Action::Check => {
+                if let Some(run) = &mut next.lesson {
+                    let check = run.tutor.check(run.task, &next.lab.borrow(), run.start);
+                    if check.as_ref().is_some_and(|c| c.passed) {
+                        run.progress.solve(run.task);
+                    }
+                    run.check = check.map(Rc::new);
+                }
+            }
+            Action::ShowGoal(show) => {
+                if let Some(run) = &mut next.lesson {
+                    run.goal = if show { run.tutor.goal_snapshot(run.task).map(Rc::new) } else { None };
+                }
+            }
+            Action::Solved(task) => {
+                if let Some(run) = &mut next.lesson {
+                    run.progress.solve(task);
+                }
+            }
+            Action::StartOver => {
+                if let Some(run) = &mut next.lesson {
+                    let progress = Progress { attempt: run.progress.attempt + 1, solved: Vec::new() };
+                    let tutor = Rc::new(run.tutor.attempt(progress.attempt));
+                    next.lesson = None;
+                    return Rc::new(next).reduce(Action::OpenLesson(tutor, progress));
+                }
+            }
+            Action::Sandbox => next.lesson = None,
         }
         next.refresh();
         Rc::new(next)
@@ -308,5 +436,35 @@ mod tests {
         assert_eq!(t.snapshot.streams[0].length, 1);
         let bad = SessionSpec { profile: "nope".into(), ..SessionSpec::default() };
         assert!(t.reduce(Action::Restore(bad)).notice.as_deref().unwrap().contains("unknown profile"));
+    }
+
+    #[test]
+    fn a_lesson_task_restarts_refuses_disabled_commands_and_checks() {
+        let text = include_str!("../../lessons/ack-is-not-delete.toml");
+        let tutor = Rc::new(Tutor::parse("ack-is-not-delete.toml", text, 0).unwrap());
+        let s = state().reduce(Action::Run("XADD mine 1-0 f v".into()));
+        let s = s.reduce(Action::OpenLesson(tutor, Progress::default()));
+        let run = s.lesson.clone().unwrap();
+        assert_eq!((run.task, run.start), (0, s.step_count));
+        assert!(s.snapshot.streams.iter().all(|st| st.key != "mine"), "the lesson's session replaced the playground's");
+        // A disabled command is refused, not run and not counted.
+        let s = s.reduce(Action::Run("XDEL anything 1-0".into()));
+        assert_eq!(s.log[0].output[0].kind, "error");
+        assert!(s.log[0].output[0].text.contains("turned off"));
+        assert_eq!(s.step_count, run.start);
+        let s = s.reduce(Action::Check);
+        let check = s.lesson.as_ref().unwrap().check.clone().unwrap();
+        assert!(!check.passed && !check.failures.is_empty());
+        assert!(s.lesson.as_ref().unwrap().progress.solved.is_empty());
+        // The goal is drawn on demand; the sandbox keeps the session and leaves the lesson.
+        let s = s.reduce(Action::ShowGoal(true));
+        assert!(s.lesson.as_ref().unwrap().goal.is_some());
+        let s = s.reduce(Action::Solved(2)).reduce(Action::StartOver);
+        let run = s.lesson.clone().unwrap();
+        assert_eq!((run.progress.attempt, run.progress.solved.len(), run.tutor.variant()), (1, 0, 1));
+        let before = s.snapshot.clone();
+        let s = s.reduce(Action::Sandbox);
+        assert!(s.lesson.is_none());
+        assert_eq!(s.snapshot.streams, before.streams);
     }
 }

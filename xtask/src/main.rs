@@ -161,7 +161,9 @@ fn bindgen(wasm: &Path, out: &Path, name: &str, typescript: bool) -> Result<(), 
         .map_err(|e| format!("wasm-bindgen: {e:#}"))
 }
 
-/// Copies the lesson files (`lessons/*.toml`) into `out`, for widgets that name a lesson by id.
+/// Copies the lesson files (`lessons/*.toml`) into `out`: the player and widgets fetch them
+/// (not compiled in: the wasm stays small and a lesson edit needs no rebuild); their golden
+/// traces stay behind.
 fn copy_lessons(out: &Path) -> Result<(), String> {
     std::fs::create_dir_all(out).map_err(|e| format!("{}: {e}", out.display()))?;
     let dir = root().join("lessons");

@@ -44,6 +44,7 @@ fn content_type(path: &Path) -> &'static str {
         Some("svg") => "image/svg+xml",
         Some("png") => "image/png",
         Some("json") => "application/json",
+        Some("toml") => "text/plain; charset=utf-8",
         Some("ico") => "image/x-icon",
         _ => "application/octet-stream",
     }

@@ -15,6 +15,7 @@ pub mod error;
 pub mod model;
 pub mod parse;
 pub mod script;
+pub mod shape;
 pub mod validate;
 
 pub use check::{

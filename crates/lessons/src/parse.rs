@@ -6,8 +6,8 @@
 use std::collections::BTreeMap;
 use std::ops::Range;
 
-use serde::Deserialize;
 use streamlab_engine::{IdMode, StreamId};
+use toml::de::DeValue;
 use toml::Spanned;
 
 use crate::error::LessonError;
@@ -16,9 +16,10 @@ use crate::model::{
     TaskKind, Value, Variant,
 };
 use crate::script::{log_of, parse_line, Parsed};
+use crate::shape::{
+    self, array, boolean, integer, keep_span, loose, spanned_string, string, string_map, table, Fields, Loose, Read,
+};
 
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
 struct RawLesson {
     id: Spanned<String>,
     version: Spanned<u32>,
@@ -26,79 +27,51 @@ struct RawLesson {
     summary: String,
     profile: Spanned<String>,
     minutes: u32,
-    #[serde(default)]
     prerequisites: Vec<String>,
     clock: Option<i64>,
-    #[serde(default)]
     needs: Vec<Spanned<String>>,
-    #[serde(default)]
     setup: Vec<Spanned<String>>,
-    #[serde(default)]
     intro: Vec<Spanned<RawIntro>>,
-    #[serde(default)]
     variant: Vec<Spanned<RawVariant>>,
-    #[serde(default)]
     task: Vec<Spanned<RawTask>>,
 }
 
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
 struct RawIntro {
     text: String,
-    #[serde(default)]
     demo: Vec<Spanned<String>>,
 }
 
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
 struct RawVariant {
-    #[serde(default)]
     ids: u64,
-    #[serde(default)]
     clock: i64,
-    #[serde(default)]
     values: BTreeMap<String, String>,
 }
 
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
 struct RawTask {
     kind: Spanned<String>,
     title: String,
     prompt: String,
-    #[serde(default)]
     setup: Vec<Spanned<String>>,
     // reach-state
-    #[serde(default)]
     check: Vec<Spanned<RawCheck>>,
-    #[serde(default)]
     solution: Vec<Spanned<String>>,
     par: Option<Spanned<usize>>,
-    #[serde(default)]
     hints: Vec<String>,
-    #[serde(default)]
     disabled: Vec<Spanned<String>>,
-    #[serde(default)]
     must_not_pass: Vec<Vec<Spanned<String>>>,
     // predict
     command: Option<Spanned<String>>,
     explain: Option<String>,
     // predict and choice
-    #[serde(default)]
     options: Vec<Spanned<RawOption>>,
 }
 
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
 struct RawOption {
     text: String,
-    #[serde(default)]
     correct: bool,
     why: String,
 }
 
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
 struct RawCheck {
     kind: Spanned<String>,
     stream: Option<Spanned<String>>,
@@ -107,12 +80,152 @@ struct RawCheck {
     id: Option<Spanned<String>>,
     key: Option<Spanned<String>>,
     command: Option<Spanned<String>>,
-    equals: Option<Spanned<toml::Value>>,
+    equals: Option<Spanned<Loose>>,
     at_least: Option<Spanned<i64>>,
     at_most: Option<Spanned<i64>>,
     matches: Option<Spanned<String>>,
     present: Option<Spanned<bool>>,
     message: Spanned<String>,
+}
+
+impl RawLesson {
+    fn read(text: &str) -> Read<RawLesson> {
+        let doc = shape::document(text)?;
+        let f = Fields::new(
+            doc.get_ref(),
+            doc.span(),
+            &[
+                "id",
+                "version",
+                "title",
+                "summary",
+                "profile",
+                "minutes",
+                "prerequisites",
+                "clock",
+                "needs",
+                "setup",
+                "intro",
+                "variant",
+                "task",
+            ],
+        )?;
+        Ok(RawLesson {
+            id: f.required("id", spanned_string)?,
+            version: f.required("version", |v| keep_span(v, |v| integer(v, "u32")))?,
+            title: f.required("title", string)?,
+            summary: f.required("summary", string)?,
+            profile: f.required("profile", spanned_string)?,
+            minutes: f.required("minutes", |v| integer(v, "u32"))?,
+            prerequisites: f.or_default("prerequisites", |v| array(v, string))?,
+            clock: f.optional("clock", |v| integer(v, "i64"))?,
+            needs: f.or_default("needs", |v| array(v, spanned_string))?,
+            setup: f.or_default("setup", |v| array(v, spanned_string))?,
+            intro: f.or_default("intro", |v| array(v, RawIntro::read))?,
+            variant: f.or_default("variant", |v| array(v, RawVariant::read))?,
+            task: f.or_default("task", |v| array(v, RawTask::read))?,
+        })
+    }
+}
+
+impl RawIntro {
+    fn read(value: &Spanned<DeValue<'_>>) -> Read<Spanned<RawIntro>> {
+        table(value, &["text", "demo"], |f| {
+            Ok(RawIntro {
+                text: f.required("text", string)?,
+                demo: f.or_default("demo", |v| array(v, spanned_string))?,
+            })
+        })
+    }
+}
+
+impl RawVariant {
+    fn read(value: &Spanned<DeValue<'_>>) -> Read<Spanned<RawVariant>> {
+        table(value, &["ids", "clock", "values"], |f| {
+            Ok(RawVariant {
+                ids: f.or_default("ids", |v| integer(v, "u64"))?,
+                clock: f.or_default("clock", |v| integer(v, "i64"))?,
+                values: f.or_default("values", string_map)?,
+            })
+        })
+    }
+}
+
+impl RawTask {
+    fn read(value: &Spanned<DeValue<'_>>) -> Read<Spanned<RawTask>> {
+        let known = [
+            "kind",
+            "title",
+            "prompt",
+            "setup",
+            "check",
+            "solution",
+            "par",
+            "hints",
+            "disabled",
+            "must_not_pass",
+            "command",
+            "explain",
+            "options",
+        ];
+        table(value, &known, |f| {
+            let lines = |v: &Spanned<DeValue<'_>>| array(v, spanned_string);
+            Ok(RawTask {
+                kind: f.required("kind", spanned_string)?,
+                title: f.required("title", string)?,
+                prompt: f.required("prompt", string)?,
+                setup: f.or_default("setup", lines)?,
+                check: f.or_default("check", |v| array(v, RawCheck::read))?,
+                solution: f.or_default("solution", lines)?,
+                par: f.optional("par", |v| keep_span(v, |v| integer(v, "usize")))?,
+                hints: f.or_default("hints", |v| array(v, string))?,
+                disabled: f.or_default("disabled", lines)?,
+                must_not_pass: f.or_default("must_not_pass", |v| array(v, lines))?,
+                command: f.optional("command", spanned_string)?,
+                explain: f.optional("explain", string)?,
+                options: f.or_default("options", |v| array(v, RawOption::read))?,
+            })
+        })
+    }
+}
+
+impl RawOption {
+    fn read(value: &Spanned<DeValue<'_>>) -> Read<Spanned<RawOption>> {
+        table(value, &["text", "correct", "why"], |f| {
+            Ok(RawOption {
+                text: f.required("text", string)?,
+                correct: f.or_default("correct", boolean)?,
+                why: f.required("why", string)?,
+            })
+        })
+    }
+}
+
+impl RawCheck {
+    fn read(value: &Spanned<DeValue<'_>>) -> Read<Spanned<RawCheck>> {
+        let known = [
+            "kind", "stream", "group", "consumer", "id", "key", "command", "equals", "at_least", "at_most", "matches",
+            "present", "message",
+        ];
+        table(value, &known, |f| {
+            let number = |v: &Spanned<DeValue<'_>>| keep_span(v, |v| integer(v, "i64"));
+            Ok(RawCheck {
+                kind: f.required("kind", spanned_string)?,
+                stream: f.optional("stream", spanned_string)?,
+                group: f.optional("group", spanned_string)?,
+                consumer: f.optional("consumer", spanned_string)?,
+                id: f.optional("id", spanned_string)?,
+                key: f.optional("key", spanned_string)?,
+                command: f.optional("command", spanned_string)?,
+                equals: f.optional("equals", |v| keep_span(v, loose))?,
+                at_least: f.optional("at_least", number)?,
+                at_most: f.optional("at_most", number)?,
+                matches: f.optional("matches", spanned_string)?,
+                present: f.optional("present", |v| keep_span(v, boolean))?,
+                message: f.required("message", spanned_string)?,
+            })
+        })
+    }
 }
 
 /// The check kinds, with the locating fields each needs (`consumer?` is optional).
@@ -158,17 +271,9 @@ impl Errors<'_> {
 /// Parses a lesson file. `file` names it in errors. All problems found are returned, each
 /// with its line.
 pub fn parse_lesson(file: &str, text: &str) -> Result<Lesson, Vec<LessonError>> {
-    let raw: RawLesson = match toml::from_str(text) {
+    let raw = match RawLesson::read(text) {
         Ok(raw) => raw,
-        Err(error) => {
-            let offset = error.span().map_or(0, |s| s.start);
-            let mut e = LessonError::at(file, text, offset, error.message().trim());
-            if error.span().is_none() {
-                e.line = 0;
-                e.column = 0;
-            }
-            return Err(vec![e]);
-        }
+        Err(error) => return Err(vec![LessonError::at(file, text, error.span.start, error.message)]),
     };
     let mut errors = Errors { file, text, list: Vec::new() };
     let lesson = convert(raw, &mut errors);
@@ -534,10 +639,10 @@ fn convert_expect(raw: &RawCheck, kind: &str, errors: &mut Errors<'_>) -> Option
         _ => {
             let equals = raw.equals.as_ref()?;
             let value = match (equals_is, equals.get_ref()) {
-                ("an integer" | "an integer or \"nil\"", toml::Value::Integer(n)) => Some(Value::Int(*n)),
-                ("an integer or \"nil\"", toml::Value::String(s)) if s == "nil" => Some(Value::Nil),
-                ("a string", toml::Value::String(s)) => Some(Value::Text(s.clone())),
-                ("a list of field/value lists", toml::Value::Array(entries)) => entries_value(entries),
+                ("an integer" | "an integer or \"nil\"", Loose::Int(n)) => Some(Value::Int(*n)),
+                ("an integer or \"nil\"", Loose::Str(s)) if s == "nil" => Some(Value::Nil),
+                ("a string", Loose::Str(s)) => Some(Value::Text(s.clone())),
+                ("a list of field/value lists", Loose::List(entries)) => entries_value(entries),
                 _ => None,
             };
             match value {
@@ -552,11 +657,12 @@ fn convert_expect(raw: &RawCheck, kind: &str, errors: &mut Errors<'_>) -> Option
     Some(expect)
 }
 
-fn entries_value(entries: &[toml::Value]) -> Option<Value> {
+fn entries_value(entries: &[Loose]) -> Option<Value> {
     let mut out = Vec::new();
     for entry in entries {
-        let toml::Value::Array(fields) = entry else { return None };
-        let fields: Option<Vec<String>> = fields.iter().map(|f| f.as_str().map(str::to_owned)).collect();
+        let Loose::List(fields) = entry else { return None };
+        let fields: Option<Vec<String>> =
+            fields.iter().map(|f| if let Loose::Str(s) = f { Some(s.clone()) } else { None }).collect();
         let fields = fields?;
         if fields.is_empty() || fields.len() % 2 != 0 {
             return None;

@@ -12,15 +12,17 @@
 //! `lessons/golden/<id>.txt`. For the collection ([`validate_index`]): the index and the
 //! lessons agree, and prerequisites come first.
 
-use serde::Deserialize;
 use streamlab_protocol::command::{self, CommandSpec};
 use streamlab_protocol::console::Console;
+use toml::de::DeValue;
+use toml::Spanned;
 
 use crate::check::{check_log, disabled_in, evaluate, normalise_reply, run, run_one};
 use crate::error::LessonError;
 use crate::model::{AnswerOption, Goal, Lesson, Line, Need, TaskKind, Variant};
 use crate::parse::parse_lesson;
 use crate::script::{command_words, log_of, steps};
+use crate::shape::{self, array, string, table, Fields, Read};
 
 /// What validating one lesson file found.
 #[derive(Debug, Clone)]
@@ -560,8 +562,7 @@ pub fn mentioned_commands(text: &str) -> Vec<(String, Option<String>)> {
 }
 
 /// `lessons/index.toml`: the order of lessons, in sections.
-#[derive(Debug, Clone, PartialEq, Eq, Deserialize, serde::Serialize)]
-#[serde(deny_unknown_fields)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
 pub struct Index {
     /// The sections, in order.
     #[serde(rename = "section")]
@@ -569,8 +570,7 @@ pub struct Index {
 }
 
 /// A section of the lesson list.
-#[derive(Debug, Clone, PartialEq, Eq, Deserialize, serde::Serialize)]
-#[serde(deny_unknown_fields)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
 pub struct Section {
     /// Its title.
     pub title: String,
@@ -587,8 +587,21 @@ impl Index {
 
 /// Parses `index.toml`.
 pub fn parse_index(file: &str, text: &str) -> Result<Index, LessonError> {
-    toml::from_str(text)
-        .map_err(|error| LessonError::at(file, text, error.span().map_or(0, |s| s.start), error.message().trim()))
+    let read = || -> Read<Index> {
+        let doc = shape::document(text)?;
+        let fields = Fields::new(doc.get_ref(), doc.span(), &["section"])?;
+        let section = |v: &Spanned<DeValue<'_>>| {
+            let read = |f: &Fields<'_, '_>| {
+                Ok(Section {
+                    title: f.required("title", string)?,
+                    lessons: f.required("lessons", |v| array(v, string))?,
+                })
+            };
+            table(v, &["title", "lessons"], read).map(Spanned::into_inner)
+        };
+        Ok(Index { sections: fields.required("section", |v| array(v, section))? })
+    };
+    read().map_err(|error| LessonError::at(file, text, error.span.start, error.message))
 }
 
 /// Checks the index against the lessons: every lesson listed once, every listed id a lesson,

@@ -72,6 +72,9 @@ pub struct EmbedOptions {
     /// The lesson file's text (lesson, quiz and player modes); embed.js fetches it.
     #[serde(default)]
     pub lesson: Option<String>,
+    /// Where the lesson came from, to name it in its problems.
+    #[serde(default)]
+    pub file: Option<String>,
     /// The lesson comes from the site's own collection (validated in CI), so it is only
     /// parsed; a lesson from anywhere else is validated in full first.
     #[serde(default)]

@@ -7,13 +7,14 @@ use serde::{Deserialize, Serialize};
 use streamlab_lessons::model::{AnswerOption, Goal, TaskKind};
 use streamlab_lessons::script::{log_of, parse_line, Parsed};
 use streamlab_lessons::validate::{parse_index, validate_lesson};
-use streamlab_lessons::{check_choice, check_prediction, evaluate, parse_lesson, Lesson, LessonError, Prediction};
+use streamlab_lessons::{check_choice, check_prediction, evaluate, parse_lesson, Lesson, LessonError};
+use streamlab_protocol::console::DEFAULT_CONNECTION;
 use streamlab_protocol::history::Step;
 
 use crate::view::{self, SnapshotView};
 use crate::Playground;
 
-pub use streamlab_lessons::Answered;
+pub use streamlab_lessons::{Answered, Prediction};
 
 /// A lesson file problem, as the player lists it.
 pub type Problem = LessonError;
@@ -114,6 +115,23 @@ pub struct LessonView {
     pub tasks: Vec<TaskView>,
 }
 
+/// A lesson in the list.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct LessonSummary {
+    /// Id.
+    pub id: String,
+    /// Version.
+    pub version: u32,
+    /// Title.
+    pub title: String,
+    /// Summary (markdown).
+    pub summary: String,
+    /// Estimated minutes.
+    pub minutes: u32,
+    /// How many tasks.
+    pub tasks: usize,
+}
+
 /// The result of Check on a reach-state task.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct CheckView {
@@ -181,16 +199,34 @@ impl Tutor {
         Ok(Tutor::in_variant(lesson, attempt))
     }
 
-    /// A lesson from outside (a URL or a pasted file): validated in full first, as
-    /// `streamlab check` does, so a broken lesson shows its problems with their lines instead
-    /// of misleading the learner. The file is named after the lesson's id.
-    pub fn load(text: &str, attempt: u32) -> Result<Tutor, Vec<Problem>> {
-        let lesson = parse_lesson("lesson.toml", text)?;
+    /// A lesson from outside (a URL or a pasted file, named `file` in problems): validated in
+    /// full first, as `streamlab check` does, so a broken lesson shows its problems with their
+    /// lines instead of misleading the learner. (Its file name need not be its id.)
+    pub fn load(file: &str, text: &str, attempt: u32) -> Result<Tutor, Vec<Problem>> {
+        let lesson = parse_lesson(file, text)?;
         let report = validate_lesson(&format!("{}.toml", lesson.id), text);
         if !report.problems.is_empty() {
-            return Err(report.problems);
+            return Err(report.problems.into_iter().map(|p| Problem { file: file.to_owned(), ..p }).collect());
         }
         Ok(Tutor::in_variant(lesson, attempt))
+    }
+
+    /// The same lesson for another attempt (another hidden variant).
+    pub fn attempt(&self, attempt: u32) -> Tutor {
+        Tutor::in_variant(self.lesson.clone(), attempt)
+    }
+
+    /// What the lesson list shows.
+    pub fn summary(&self) -> LessonSummary {
+        let lesson = &self.lesson;
+        LessonSummary {
+            id: lesson.id.clone(),
+            version: lesson.version,
+            title: lesson.title.clone(),
+            summary: lesson.summary.clone(),
+            minutes: lesson.minutes,
+            tasks: lesson.tasks.len(),
+        }
     }
 
     fn in_variant(lesson: Lesson, attempt: u32) -> Tutor {
@@ -276,7 +312,10 @@ impl Tutor {
     /// The learner's session for a task: the lesson's setup, the intro's demos and the task's
     /// own setup, exactly as the checker builds it.
     pub fn start(&self, task: usize) -> Result<Playground, String> {
-        let console = self.lesson.task_start(task, self.variant).map_err(|e| e.to_string())?;
+        let mut console = self.lesson.task_start(task, self.variant).map_err(|e| e.to_string())?;
+        // Lesson lines without a `name> ` prefix run on the default connection: so do the
+        // learner's, until they switch.
+        console.switch(DEFAULT_CONNECTION);
         let clock = self.lesson.clock.saturating_add(self.lesson.variants[self.variant].clock);
         Ok(Playground::from_console(console.interactive(), clock))
     }
@@ -336,8 +375,9 @@ impl Tutor {
     }
 }
 
-/// Commands run after the first `start` steps, up to the current position.
-fn commands_since(playground: &Playground, start: usize) -> usize {
+/// Commands run after the first `start` steps, up to the current position (the learner's
+/// command count in a task).
+pub fn commands_since(playground: &Playground, start: usize) -> usize {
     let timeline = playground.console().timeline();
     let applied = &timeline.records()[..timeline.position()];
     applied.iter().skip(start).filter(|r| matches!(r.step, Step::Execute { .. })).count()
@@ -356,97 +396,77 @@ pub fn split_connection(line: &str) -> (Option<&str>, &str) {
 mod tests {
     use super::*;
 
-    const LESSON: &str = r#"
-id = "tiny"
-version = 2
-title = "Tiny"
-summary = "A lesson for the handle's tests."
-profile = "redis-8.2"
-minutes = 1
-setup = ["XGROUP CREATE jobs workers 0 MKSTREAM", "XADD jobs 1-0 n 1"]
+    const NOACK: &str = include_str!("../../../lessons/noack.toml");
 
-[[intro]]
-text = "Read it as **alice**."
-demo = ["bob> XLEN jobs"]
-
-[[variant]]
-ids = 100
-values = { jobs = "tasks" }
-
-[[task]]
-kind = "reach-state"
-title = "Read"
-prompt = "Read `1-0` as alice."
-hints = ["Use XREADGROUP."]
-disabled = ["XCLAIM"]
-solution = ["alice> XREADGROUP GROUP workers alice STREAMS jobs >"]
-  [[task.check]]
-  kind = "pending"
-  stream = "jobs"
-  group = "workers"
-  consumer = "alice"
-  equals = 1
-  message = "alice should have {expected} pending; she has {actual}."
-
-[[task]]
-kind = "choice"
-title = "Why"
-prompt = "Does XACK delete?"
-options = [
-  { text = "No", correct = true, why = "It only removes the receipt." },
-  { text = "Yes", why = "The entry stays in jobs." },
-]
-"#;
+    fn noack(attempt: u32) -> Tutor {
+        Tutor::parse("noack.toml", NOACK, attempt).unwrap()
+    }
 
     #[test]
     fn a_task_is_played_on_the_checkers_start_state() {
-        let tutor = Tutor::parse("tiny.toml", LESSON, 0).unwrap();
+        let tutor = noack(0);
         let view = tutor.view();
-        assert_eq!(
-            view.intro[0].demo[0],
-            DemoLine { conn: "bob".into(), line: "XLEN jobs".into(), output: vec!["(integer) 1".into()] }
-        );
+        let demo = &view.intro[0].demo;
+        assert_eq!((demo[0].conn.as_str(), demo[1].line.as_str()), ("counter", "XPENDING clicks stats"));
+        assert_eq!(demo[1].output[0], "1) (integer) 0");
         let mut lab = tutor.start(0).unwrap();
+        assert_eq!(lab.snapshot().current, "default");
         let start = lab.step_count();
         let check = tutor.check(0, &lab, start).unwrap();
-        assert!(!check.passed);
-        assert_eq!(check.failures, vec!["alice should have 1 pending; she has 0."]);
-        assert!(tutor.refusal(0, "alice> XCLAIM jobs workers a 0 1-0").is_some());
-        assert!(tutor.refusal(0, "XLEN jobs").is_none());
-        lab.switch("alice");
-        lab.run("XREADGROUP GROUP workers alice STREAMS jobs >");
+        assert_eq!(
+            check.failures,
+            vec!["biller should hold 3 recoverable clicks; it holds there is no group billing on clicks."]
+        );
+        lab.run("XGROUP CREATE clicks billing 0");
+        lab.switch("biller");
+        lab.run("XREADGROUP GROUP billing biller STREAMS clicks >");
         let check = tutor.check(0, &lab, start).unwrap();
-        assert_eq!((check.passed, check.commands, check.par), (true, 1, 1));
+        assert_eq!((check.passed, check.commands, check.par), (true, 2, 2));
         // The goal is the start with the solution run.
-        assert_eq!(tutor.goal_snapshot(0).unwrap().streams[0].groups[0].pending, 1);
-        assert!(tutor.check(1, &lab, start).is_none());
-        assert!(tutor.choose(1, 0).unwrap().correct);
-        assert_eq!(tutor.choose(1, 1).unwrap().why, "The entry stays in jobs.");
+        let goal = tutor.goal_snapshot(0).unwrap();
+        assert!(goal.streams[0].groups.iter().any(|g| g.name == "billing" && g.pending == 3));
+        // Quizzes are answered, not checked on the session.
+        assert!(tutor.check(2, &lab, start).is_none());
+        assert!(tutor.choose(2, 0).unwrap().correct);
+        assert!(tutor.predict(1, &Prediction::Option(0)).unwrap().correct);
+        let typed = tutor.predict(1, &Prediction::Typed("nothing".into())).unwrap();
+        assert!(!typed.correct && typed.reply.starts_with("1) \"0-0\""));
+    }
+
+    #[test]
+    fn disabled_commands_are_refused_whatever_the_connection() {
+        let tutor = Tutor::parse("a.toml", include_str!("../../../lessons/ack-is-not-delete.toml"), 0).unwrap();
+        assert!(tutor.refusal(0, "alice> XDEL jobs 1-0").is_some_and(|r| r.contains("turned off")));
+        assert!(tutor.refusal(0, "xdel jobs 1-0").is_some());
+        assert!(tutor.refusal(0, "XLEN jobs").is_none());
     }
 
     #[test]
     fn later_attempts_play_hidden_variants() {
-        let tutor = Tutor::parse("tiny.toml", LESSON, 1).unwrap();
+        let tutor = noack(1);
         assert_eq!(tutor.variant(), 1);
-        assert_eq!(tutor.view().tasks[0].prompt, "Read `101-0` as alice.");
-        assert_eq!(tutor.solution(0), vec!["alice> XREADGROUP GROUP workers alice STREAMS tasks >"]);
-        assert_eq!(tutor.choose(1, 1).unwrap().why, "The entry stays in tasks.");
+        assert!(tutor.view().tasks[0].prompt.contains("`invoicing` at the start of\n`visits`"));
+        assert_eq!(tutor.solution(0)[0], "XGROUP CREATE visits invoicing 0");
         // The answer remembered from the lesson as written does not fit.
         let mut lab = tutor.start(0).unwrap();
         let start = lab.step_count();
-        lab.switch("alice");
-        lab.run("XREADGROUP GROUP workers alice STREAMS jobs >");
+        lab.run("XGROUP CREATE clicks billing 0");
+        lab.run("biller> XREADGROUP GROUP billing biller STREAMS clicks >");
         assert!(!tutor.check(0, &lab, start).unwrap().passed);
-        assert_eq!(Tutor::parse("tiny.toml", LESSON, 2).unwrap().variant(), 0);
+        assert_eq!(noack(3).variant(), 0, "the attempts go round the variants");
+        assert_eq!(tutor.attempt(2).variant(), 2);
     }
 
     #[test]
     fn outside_lessons_are_validated_with_lines() {
-        let broken = LESSON.replace("minutes = 1", "minutes = 1\ncolour = \"red\"");
-        let problems = Tutor::load(&broken, 0).unwrap_err();
-        assert!(problems.iter().any(|p| p.line == 8 && p.message.contains("colour")), "{problems:?}");
-        let real = include_str!("../../../lessons/streams-and-ids.toml");
-        assert_eq!(Tutor::load(real, 0).map(|t| t.id().to_owned()), Ok("streams-and-ids".to_owned()));
+        let broken = NOACK.replace("minutes = 7", "minutes = 7\ncolour = \"red\"");
+        let problems = Tutor::load("mine.toml", &broken, 0).unwrap_err();
+        assert!(problems[0].to_string().starts_with("mine.toml:7:1: unknown field `colour`"), "{problems:?}");
+        // Parsing is not enough: a goal that passes at the start is refused.
+        let trivial = NOACK.replace("equals = 3", "equals = 0");
+        let problems = Tutor::load("x.toml", &trivial, 0).unwrap_err();
+        assert!(problems.iter().all(|p| p.file == "x.toml") && !problems.is_empty());
+        assert_eq!(Tutor::load("any.toml", NOACK, 0).map(|t| t.id().to_owned()), Ok("noack".to_owned()));
     }
 
     #[test]
@@ -460,5 +480,15 @@ options = [
         assert_eq!(Progress::parse("nonsense"), Progress::default());
         assert_ne!(Progress::key("a", 1), Progress::key("a", 2));
         assert_eq!(split_connection("bob> XLEN s"), (Some("bob"), "XLEN s"));
+        let summary = noack(0).summary();
+        assert_eq!((summary.id.as_str(), summary.version, summary.tasks), ("noack", 1, 3));
+    }
+
+    #[test]
+    fn the_index_gives_sections() {
+        let index = sections(include_str!("../../../lessons/index.toml")).unwrap();
+        assert_eq!(index.len(), 4);
+        assert!(index[1].lessons.contains(&"noack".to_owned()));
+        assert!(sections("[[section]]\ntitle = \"x\"\n").unwrap_err().message.contains("missing field `lessons`"));
     }
 }

@@ -1,0 +1,221 @@
+//! Reading TOML tables field by field, without serde: the spans the parser keeps, an error
+//! for every field a table does not know, and type errors at the value. (Deserializing the
+//! lesson's shape through serde generated several times more code for the browser than the
+//! parser itself; this reader keeps the same messages.)
+
+use std::collections::BTreeMap;
+use std::ops::Range;
+
+use toml::de::{DeTable, DeValue};
+use toml::Spanned;
+
+/// A problem in the file's shape: where, and what.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ShapeError {
+    /// Byte range in the text.
+    pub span: Range<usize>,
+    /// The message, worded as serde words it.
+    pub message: String,
+}
+
+/// The result of reading a part of the file.
+pub type Read<T> = Result<T, ShapeError>;
+
+/// Parses a TOML document into its top table.
+pub fn document(text: &str) -> Read<Spanned<DeTable<'_>>> {
+    DeTable::parse(text)
+        .map_err(|error| ShapeError { span: error.span().unwrap_or(0..0), message: error.message().trim().to_owned() })
+}
+
+/// A table whose fields are read by name; it has no field outside `known`.
+pub struct Fields<'a, 'i> {
+    table: &'a DeTable<'i>,
+    span: Range<usize>,
+}
+
+impl<'a, 'i> Fields<'a, 'i> {
+    /// Starts reading a table: the first field (in the file's order) that is not `known` is
+    /// an error.
+    pub fn new(table: &'a DeTable<'i>, span: Range<usize>, known: &[&str]) -> Read<Fields<'a, 'i>> {
+        let unknown = table
+            .iter()
+            .filter(|(key, _)| !known.contains(&key.get_ref().as_ref()))
+            .min_by_key(|(key, _)| key.span().start);
+        if let Some((key, _)) = unknown {
+            return Err(ShapeError {
+                span: key.span(),
+                message: format!("unknown field `{}`, {}", key.get_ref(), expected_one_of(known)),
+            });
+        }
+        Ok(Fields { table, span })
+    }
+
+    fn get(&self, name: &str) -> Option<&'a Spanned<DeValue<'i>>> {
+        self.table.get(name)
+    }
+
+    /// A field that must be there.
+    pub fn required<T>(&self, name: &str, read: impl Fn(&'a Spanned<DeValue<'i>>) -> Read<T>) -> Read<T> {
+        match self.get(name) {
+            Some(value) => read(value),
+            None => Err(ShapeError { span: self.span.clone(), message: format!("missing field `{name}`") }),
+        }
+    }
+
+    /// A field that may be missing.
+    pub fn optional<T>(&self, name: &str, read: impl Fn(&'a Spanned<DeValue<'i>>) -> Read<T>) -> Read<Option<T>> {
+        self.get(name).map(read).transpose()
+    }
+
+    /// A field that takes a default when missing.
+    pub fn or_default<T: Default>(&self, name: &str, read: impl Fn(&'a Spanned<DeValue<'i>>) -> Read<T>) -> Read<T> {
+        Ok(self.optional(name, read)?.unwrap_or_default())
+    }
+}
+
+/// serde's wording for the fields a table knows.
+fn expected_one_of(known: &[&str]) -> String {
+    let quoted: Vec<String> = known.iter().map(|k| format!("`{k}`")).collect();
+    match quoted.as_slice() {
+        [] => "there are no fields".to_owned(),
+        [one] => format!("expected {one}"),
+        [a, b] => format!("expected {a} or {b}"),
+        all => format!("expected one of {}", all.join(", ")),
+    }
+}
+
+fn invalid(value: &Spanned<DeValue<'_>>, expected: &str) -> ShapeError {
+    let found = match value.get_ref() {
+        DeValue::String(s) => format!("string \"{s}\""),
+        DeValue::Integer(n) => format!("integer `{n}`"),
+        DeValue::Float(f) => format!("floating point `{f}`"),
+        DeValue::Boolean(b) => format!("boolean `{b}`"),
+        DeValue::Datetime(d) => format!("datetime `{d}`"),
+        DeValue::Array(_) => "sequence".to_owned(),
+        DeValue::Table(_) => "map".to_owned(),
+    };
+    ShapeError { span: value.span(), message: format!("invalid type: {found}, expected {expected}") }
+}
+
+/// A string.
+pub fn string(value: &Spanned<DeValue<'_>>) -> Read<String> {
+    match value.get_ref() {
+        DeValue::String(s) => Ok(s.to_string()),
+        _ => Err(invalid(value, "a string")),
+    }
+}
+
+/// A value read by `read`, with its span.
+pub fn keep_span<'a, 'i, T>(
+    value: &'a Spanned<DeValue<'i>>,
+    read: impl FnOnce(&'a Spanned<DeValue<'i>>) -> Read<T>,
+) -> Read<Spanned<T>> {
+    Ok(Spanned::new(value.span(), read(value)?))
+}
+
+/// A string with its span.
+pub fn spanned_string(value: &Spanned<DeValue<'_>>) -> Read<Spanned<String>> {
+    keep_span(value, string)
+}
+
+/// A boolean.
+pub fn boolean(value: &Spanned<DeValue<'_>>) -> Read<bool> {
+    match value.get_ref() {
+        DeValue::Boolean(b) => Ok(*b),
+        _ => Err(invalid(value, "a boolean")),
+    }
+}
+
+/// An integer that fits `T` (`what` names `T` in errors).
+pub fn integer<T: TryFrom<i64>>(value: &Spanned<DeValue<'_>>, what: &str) -> Read<T> {
+    let DeValue::Integer(n) = value.get_ref() else { return Err(invalid(value, what)) };
+    let parsed = i64::from_str_radix(n.as_str(), n.radix()).ok();
+    parsed.and_then(|n| T::try_from(n).ok()).ok_or_else(|| ShapeError {
+        span: value.span(),
+        message: format!("invalid value: integer `{n}`, expected {what}"),
+    })
+}
+
+/// An array, each item read by `item`.
+pub fn array<'a, 'i, T>(
+    value: &'a Spanned<DeValue<'i>>,
+    item: impl Fn(&'a Spanned<DeValue<'i>>) -> Read<T>,
+) -> Read<Vec<T>> {
+    match value.get_ref() {
+        DeValue::Array(items) => items.iter().map(item).collect(),
+        _ => Err(invalid(value, "a sequence")),
+    }
+}
+
+/// A table, read by `read` from its fields (which must all be `known`).
+pub fn table<'a, 'i, T>(
+    value: &'a Spanned<DeValue<'i>>,
+    known: &[&str],
+    read: impl Fn(&Fields<'a, 'i>) -> Read<T>,
+) -> Read<Spanned<T>> {
+    match value.get_ref() {
+        DeValue::Table(t) => Ok(Spanned::new(value.span(), read(&Fields::new(t, value.span(), known)?)?)),
+        _ => Err(invalid(value, "a map")),
+    }
+}
+
+/// A table of strings.
+pub fn string_map(value: &Spanned<DeValue<'_>>) -> Read<BTreeMap<String, String>> {
+    match value.get_ref() {
+        DeValue::Table(t) => t.iter().map(|(k, v)| Ok((k.get_ref().to_string(), string(v)?))).collect(),
+        _ => Err(invalid(value, "a map")),
+    }
+}
+
+/// A value kept as it is, for checks that decide later what they accept.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Loose {
+    /// An integer.
+    Int(i64),
+    /// A string.
+    Str(String),
+    /// An array.
+    List(Vec<Loose>),
+    /// Anything else.
+    Other,
+}
+
+/// Any value, as a [`Loose`] one.
+pub fn loose(value: &Spanned<DeValue<'_>>) -> Read<Loose> {
+    Ok(match value.get_ref() {
+        DeValue::Integer(_) => integer(value, "i64").map_or(Loose::Other, Loose::Int),
+        DeValue::String(s) => Loose::Str(s.to_string()),
+        DeValue::Array(items) => Loose::List(items.iter().map(loose).collect::<Read<_>>()?),
+        _ => Loose::Other,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn fields_types_and_unknown_keys() {
+        let doc = document("b = 1\nzz = 2\na = \"x\"\nyy = 3\n").unwrap();
+        let error = Fields::new(doc.get_ref(), doc.span(), &["a", "b"]).err().unwrap();
+        // The first unknown key in the file, not in key order.
+        assert_eq!(error.message, "unknown field `zz`, expected `a` or `b`");
+        assert_eq!(error.span, 6..8);
+        let doc = document("a = \"x\"\nn = -3\nl = [1, \"two\", [3]]\n").unwrap();
+        let fields = Fields::new(doc.get_ref(), doc.span(), &["a", "n", "l", "m"]).unwrap();
+        assert_eq!(fields.required("a", string).unwrap(), "x");
+        assert_eq!(fields.required("n", |v| integer::<i64>(v, "i64")).unwrap(), -3);
+        let error = fields.required("n", |v| integer::<u32>(v, "u32")).unwrap_err();
+        assert_eq!(error.message, "invalid value: integer `-3`, expected u32");
+        assert_eq!(
+            fields.required("a", |v| integer::<u32>(v, "u32")).unwrap_err().message,
+            "invalid type: string \"x\", expected u32"
+        );
+        assert_eq!(fields.required("m", string).unwrap_err().message, "missing field `m`");
+        assert_eq!(fields.or_default("m", |v| array(v, string)).unwrap(), Vec::<String>::new());
+        assert_eq!(
+            fields.required("l", loose).unwrap(),
+            Loose::List(vec![Loose::Int(1), Loose::Str("two".into()), Loose::List(vec![Loose::Int(3)])])
+        );
+    }
+}
