@@ -14,6 +14,8 @@ use streamlab_wasm::lesson::{LessonView, TaskKindView, Tutor};
 use streamlab_wasm::{json, Playground};
 use yew::prelude::*;
 
+use crate::markdown::render as text;
+
 /// Events a step raised: (type, payload JSON).
 pub type Events = Vec<(&'static str, String)>;
 
@@ -234,21 +236,6 @@ impl LessonRun {
             self.completed = true;
             events.push(("lesson-complete", json(&progress)));
         }
-    }
-}
-
-/// Lesson text as the widget shows it: paragraphs, with `code` spans; everything else as
-/// plain text (lesson text never becomes HTML).
-pub fn text(markdown: &str) -> Html {
-    html! {
-        { for markdown.split("\n\n").filter(|p| !p.trim().is_empty()).map(|paragraph| {
-            let plain = paragraph.replace("**", "").replace('\n', " ");
-            html! { <p>{ for plain.split('`').enumerate().map(|(i, part)| if i % 2 == 1 {
-                html! { <code>{part.to_owned()}</code> }
-            } else {
-                html! { {part.to_owned()} }
-            }) }</p> }
-        }) }
     }
 }
 
