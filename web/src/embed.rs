@@ -238,7 +238,7 @@ fn Embed(props: &EmbedProps) -> Html {
         Layout::Both => (true, true),
     };
     html! {
-        <div class={classes!("sl-embed", shared.options.mode.name())}>
+        <div class={classes!("sl-embed", format!("sl-mode-{}", shared.options.mode.name()))}>
             {panel.unwrap_or_default()}
             if with_console {
             if !readonly {
