@@ -47,10 +47,10 @@ export async function serveDist() {
 }
 
 /**
- * Starts headless Chromium with a fresh profile (so local storage starts empty) and opens the
- * playground, optionally at a fragment; waits for the console. Close with `context.close()`.
+ * Starts headless Chromium with a fresh profile (so local storage starts empty); resolves to
+ * { context, page, errors } with page errors and console errors collected.
  */
-export async function open(url, { fragment = '', width = 1400, height = 1000, colorScheme = 'light', reducedMotion = 'no-preference', touch = false } = {}) {
+export async function launch({ width = 1400, height = 1000, colorScheme = 'light', reducedMotion = 'no-preference', touch = false } = {}) {
   const profile = await mkdtemp(join(tmpdir(), 'streamlab-chromium-'));
   const context = await chromium.launchPersistentContext(profile, {
     executablePath: process.env.CHROMIUM ?? '/usr/bin/chromium',
@@ -70,6 +70,15 @@ export async function open(url, { fragment = '', width = 1400, height = 1000, co
   const errors = [];
   page.on('pageerror', (e) => errors.push(String(e)));
   page.on('console', (m) => { if (m.type() === 'error') errors.push(m.text()); });
+  return { page, context, errors };
+}
+
+/**
+ * Opens the playground in a fresh browser (see `launch`), optionally at a fragment; waits for
+ * the console. Close with `context.close()`.
+ */
+export async function open(url, { fragment = '', ...options } = {}) {
+  const { page, context, errors } = await launch(options);
   await page.goto(url + (fragment ? '#' + fragment : ''));
   await page.waitForSelector('#console-input');
   return { page, context, errors };

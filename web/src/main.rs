@@ -1,11 +1,14 @@
 //! The StreamLab playground: a Yew app over an in-process StreamLab session.
 //!
 //! `state` holds the reducer; the components only get props and callbacks; effects on the page
-//! (storage, the URL, timers, focus) live in `app` and `page`.
+//! (storage, the URL, timers, focus) live in `app` and `page`. `embed` mounts the console and
+//! pictures as widgets into other pages.
 
 mod app;
 mod compose;
 mod console;
+mod embed;
+mod embed_lesson;
 mod lessons;
 mod markdown;
 mod motion;
@@ -17,6 +20,11 @@ mod state;
 mod tables;
 mod timeline;
 
+/// The playground page starts itself. A page that loaded `embed.js` (it defines
+/// `window.StreamLab` before loading the wasm) is someone else's: widgets are mounted there
+/// through `embed::mount` only.
 fn main() {
-    yew::Renderer::<app::App>::new().render();
+    if gloo::utils::window().get("StreamLab").is_none() {
+        yew::Renderer::<app::App>::new().render();
+    }
 }

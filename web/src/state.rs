@@ -101,6 +101,9 @@ pub struct AppState {
     pub view: View,
     /// A message for the status line ("Link copied", an error restoring a link).
     pub notice: Option<String>,
+    /// How many entries were ever added to the scrollback (an embedded console reports each
+    /// new one as an event, even after the scrollback was cleared or trimmed).
+    pub noted: u64,
     /// The lesson being played, if any (its session is `lab`).
     pub lesson: Option<LessonRun>,
 }
@@ -114,6 +117,7 @@ impl PartialEq for AppState {
             && self.running == other.running
             && self.view == other.view
             && self.notice == other.notice
+            && self.noted == other.noted
             && self.lesson == other.lesson
     }
 }
@@ -173,11 +177,16 @@ pub enum Action {
 impl AppState {
     /// A state over a playground, with remembered console history.
     pub fn new(lab: Playground, history: Vec<String>) -> AppState {
-        let snapshot = Rc::new(lab.snapshot().clone());
+        AppState::new_shared(Rc::new(RefCell::new(lab)), history)
+    }
+
+    /// A state over a playground someone else holds too (an embedded widget's handle).
+    pub fn new_shared(lab: Rc<RefCell<Playground>>, history: Vec<String>) -> AppState {
+        let snapshot = Rc::new(lab.borrow().snapshot().clone());
         let mut state = AppState {
             previous: snapshot.clone(),
             snapshot,
-            lab: Rc::new(RefCell::new(lab)),
+            lab,
             version: 0,
             steps: Rc::default(),
             step_count: 0,
@@ -187,6 +196,7 @@ impl AppState {
             ticking: false,
             view: View::Pictures,
             notice: None,
+            noted: 0,
             lesson: None,
         };
         state.refresh();
@@ -264,6 +274,7 @@ impl AppState {
     fn note(&mut self, conn: String, line: String, output: Vec<OutputView>, blocked: bool) {
         let log = Rc::make_mut(&mut self.log);
         log.push(LogEntry { conn, line, output, blocked });
+        self.noted += 1;
         let excess = log.len().saturating_sub(LOG_KEPT);
         log.drain(..excess);
     }

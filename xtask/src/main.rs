@@ -105,52 +105,89 @@ fn ensure_wasm_target() -> Result<(), String> {
     }
 }
 
-/// Builds the app for the browser and writes the static site to `dist/`: the page, its style
-/// sheet, the wasm-bindgen output and the lessons (`dist/lessons/*.toml`). Returns the directory. With `STREAMLAB_KEEP_NAMES` set,
-/// the wasm keeps its function names, for reading browser profiles.
+/// Builds the app and the grader for the browser and writes the static site to `dist/`: the
+/// page, its style sheet, the embedding kit (`embed.js`, `embed.html`, examples) and the
+/// wasm-bindgen output; the headless grader goes to `dist/grader/` with its typed wrapper.
+/// Returns the directory. With `STREAMLAB_KEEP_NAMES` set, the wasm keeps its function names,
+/// for reading browser profiles.
 fn dist() -> Result<PathBuf, String> {
     ensure_wasm_target()?;
+    // One cargo run for both: their shared crates compile once.
     run(
-        "cargo build (streamlab-web, wasm32, wasm-release)",
-        cargo().args(["build", "-p", "streamlab-web", "--target", WASM_TARGET, "--profile", "wasm-release"]),
+        "cargo build (streamlab-web, streamlab-grader; wasm32, wasm-release)",
+        cargo().args([
+            "build",
+            "-p",
+            "streamlab-web",
+            "-p",
+            "streamlab-grader",
+            "--target",
+            WASM_TARGET,
+            "--profile",
+            "wasm-release",
+        ]),
     )?;
-    let wasm = target_dir().join(WASM_TARGET).join("wasm-release").join("streamlab-web.wasm");
+    let built = target_dir().join(WASM_TARGET).join("wasm-release");
     let out = root().join("dist");
     if out.exists() {
         std::fs::remove_dir_all(&out).map_err(|e| format!("{}: {e}", out.display()))?;
     }
-    std::fs::create_dir_all(&out).map_err(|e| format!("{}: {e}", out.display()))?;
+    bindgen(&built.join("streamlab-web.wasm"), &out, "streamlab", false)?;
+    copy_dir(&root().join("web/assets"), &out)?;
+    copy_dir(&root().join("web/examples"), &out.join("examples"))?;
+    copy_lessons(&out.join("lessons"))?;
+    let grader = out.join("grader");
+    bindgen(&built.join("streamlab_grader.wasm"), &grader, "streamlab_grader", true)?;
+    copy_dir(&root().join("crates/grader/js"), &grader)?;
+    let size = std::fs::metadata(out.join("streamlab_bg.wasm")).map(|m| m.len()).unwrap_or(0);
+    eprintln!("==> dist/ ready ({} KiB of app wasm before compression)", size / 1024);
+    Ok(out)
+}
+
+/// Runs wasm-bindgen in process on `wasm`, writing an ES module named `name` into `out`
+/// (with its `.d.ts` when `typescript`).
+fn bindgen(wasm: &Path, out: &Path, name: &str, typescript: bool) -> Result<(), String> {
+    std::fs::create_dir_all(out).map_err(|e| format!("{}: {e}", out.display()))?;
     eprintln!("==> wasm-bindgen (in process) {}", wasm.display());
     wasm_bindgen_cli_support::Bindgen::new()
-        .input_path(&wasm)
-        .out_name("streamlab")
+        .input_path(wasm)
+        .out_name(name)
         .web(true)
         .map_err(|e| format!("wasm-bindgen: {e}"))?
-        .typescript(false)
+        .typescript(typescript)
         .remove_name_section(std::env::var_os("STREAMLAB_KEEP_NAMES").is_none())
         .remove_producers_section(true)
-        .generate(&out)
-        .map_err(|e| format!("wasm-bindgen: {e:#}"))?;
-    let assets = root().join("web/assets");
-    let files = std::fs::read_dir(&assets).map_err(|e| format!("{}: {e}", assets.display()))?;
-    for file in files.filter_map(Result::ok) {
-        std::fs::copy(file.path(), out.join(file.file_name()))
-            .map_err(|e| format!("{}: {e}", file.path().display()))?;
+        .generate(out)
+        .map_err(|e| format!("wasm-bindgen: {e:#}"))
+}
+
+/// Copies the lesson files (`lessons/*.toml`) into `out`: the player and widgets fetch them
+/// (not compiled in: the wasm stays small and a lesson edit needs no rebuild); their golden
+/// traces stay behind.
+fn copy_lessons(out: &Path) -> Result<(), String> {
+    std::fs::create_dir_all(out).map_err(|e| format!("{}: {e}", out.display()))?;
+    let dir = root().join("lessons");
+    let files = std::fs::read_dir(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+    for path in files.filter_map(|f| f.ok().map(|f| f.path())).filter(|p| p.extension().is_some_and(|e| e == "toml")) {
+        let name = path.file_name().expect("a file has a name");
+        std::fs::copy(&path, out.join(name)).map_err(|e| format!("{}: {e}", path.display()))?;
     }
-    // The lessons travel as files the player fetches (not compiled in: the wasm stays small
-    // and a lesson edit needs no rebuild); their golden traces stay behind.
-    let lessons = out.join("lessons");
-    std::fs::create_dir_all(&lessons).map_err(|e| format!("{}: {e}", lessons.display()))?;
-    let source = root().join("lessons");
-    for file in std::fs::read_dir(&source).map_err(|e| format!("{}: {e}", source.display()))?.filter_map(Result::ok) {
-        if file.path().extension().is_some_and(|e| e == "toml") {
-            std::fs::copy(file.path(), lessons.join(file.file_name()))
-                .map_err(|e| format!("{}: {e}", file.path().display()))?;
+    Ok(())
+}
+
+/// Copies a directory's files and subdirectories into `out`.
+fn copy_dir(from: &Path, out: &Path) -> Result<(), String> {
+    std::fs::create_dir_all(out).map_err(|e| format!("{}: {e}", out.display()))?;
+    let files = std::fs::read_dir(from).map_err(|e| format!("{}: {e}", from.display()))?;
+    for file in files.filter_map(Result::ok) {
+        let path = file.path();
+        if path.is_dir() {
+            copy_dir(&path, &out.join(file.file_name()))?;
+        } else {
+            std::fs::copy(&path, out.join(file.file_name())).map_err(|e| format!("{}: {e}", path.display()))?;
         }
     }
-    let size = std::fs::metadata(out.join("streamlab_bg.wasm")).map(|m| m.len()).unwrap_or(0);
-    eprintln!("==> dist/ ready ({} KiB of wasm before compression)", size / 1024);
-    Ok(out)
+    Ok(())
 }
 
 fn transcripts() -> Result<Vec<String>, String> {
@@ -275,18 +312,21 @@ fn clients(server: &Path) -> Result<(), String> {
     )
 }
 
-/// Builds `dist/`, then runs the browser suite and the budget script in headless Chromium.
+/// Builds `dist/`, then runs the grader module's tests in Node, the browser suite and the
+/// budget script in headless Chromium, and prints the embedding kit's sizes.
 fn browser() -> Result<(), String> {
     dist()?;
     let dir = root().join("tests/browser");
     if !dir.join("node_modules").exists() {
         run("npm ci (tests/browser)", Command::new("npm").args(["ci", "--no-audit", "--no-fund"]).current_dir(&dir))?;
     }
+    run("grader module in node (node --test tests/grader)", Command::new("node").args(["--test", "tests/grader/"]))?;
     run(
         "browser tests (node --test tests/browser)",
         Command::new("node").args(["--test", "--test-concurrency=1", "tests/browser/"]),
     )?;
-    run("budgets (tests/browser/budget.mjs)", Command::new("node").arg("tests/browser/budget.mjs"))
+    run("budgets (tests/browser/budget.mjs)", Command::new("node").arg("tests/browser/budget.mjs"))?;
+    run("embedding kit sizes (tests/browser/sizes.mjs)", Command::new("node").arg("tests/browser/sizes.mjs"))
 }
 
 /// Starts the reference servers (Redis 8.2.3 always; Redis 7.4 and Valkey 9 when their wheels

@@ -7,6 +7,8 @@
 //! and tests. The view DTOs and serde live in this crate only.
 
 pub mod diff;
+pub mod embed;
+pub mod grade;
 pub mod lesson;
 pub mod share;
 pub mod view;
@@ -389,7 +391,8 @@ pub struct StreamLab {
     inner: Playground,
 }
 
-fn json<T: Serialize>(value: &T) -> String {
+/// A view or event as JSON, for JavaScript.
+pub fn json<T: Serialize>(value: &T) -> String {
     serde_json::to_string(value).expect("views serialize")
 }
 

@@ -1,0 +1,120 @@
+// Types of grader.js: the StreamLab engine and lesson checker with no UI.
+
+/** Loads the wasm once (in Node it reads the file next to the module). */
+export function load(source?: BufferSource | URL | string | Response): Promise<void>;
+
+/**
+ * A reply as a value: bulk strings are strings, integers numbers, nulls `null`, arrays arrays,
+ * booleans booleans; the rest are tagged objects.
+ */
+export type ReplyValue =
+  | string
+  | number
+  | boolean
+  | null
+  | ReplyValue[]
+  | { status: string }
+  | { error: string }
+  | { map: [ReplyValue, ReplyValue][] }
+  | { set: ReplyValue[] }
+  | { double: number | string }
+  | { verbatim: string; format: string }
+  | { push: ReplyValue[] };
+
+/** One block of console output. */
+export interface Output {
+  /** The connection it reached, when not the one that ran the line. */
+  to: string | null;
+  text: string;
+  kind: 'reply' | 'error' | 'info';
+}
+
+/** What one line did. */
+export interface Executed {
+  /** What redis-cli prints (`[NAME] ` before lines for other connections). */
+  text: string;
+  /** False when anything printed was an error. */
+  ok: boolean;
+  outputs: Output[];
+  /** The replies to the connection that ran the line (none for meta-commands). */
+  replies: ReplyValue[];
+  /** Replies it caused on other connections (served blocked reads, Pub/Sub messages). */
+  deliveries: { to: string; value: ReplyValue }[];
+}
+
+export interface PendingView { id: string; delivery_count: number; idle: number; deleted: boolean }
+export interface ConsumerView {
+  name: string; seen_ago: number; active_ago: number | null; pending_count: number; pending: PendingView[];
+}
+export interface GroupView {
+  name: string; last_delivered_id: string; entries_read: number | null; lag: number | null;
+  lag_reason: string | null; pending: number; consumers: ConsumerView[];
+}
+export interface EntryView {
+  id: string; deleted: boolean; fields: [string, string][]; cursors: string[]; pending_in: string[];
+}
+export type RailItem =
+  | { kind: 'node'; master_id: string; live: number; deleted: number; entries: EntryView[] }
+  | { kind: 'collapsed'; nodes: number; first_id: string; last_id: string; live: number; deleted: number };
+export interface StreamView {
+  key: string; length: number; first_id: string; last_id: string; max_deleted_id: string;
+  entries_added: number; tombstones: number; removed: number; node_count: number;
+  rail: RailItem[]; groups: GroupView[];
+}
+export interface ConnectionView {
+  name: string; id: number; multi: number | null;
+  blocked: { command: string; deadline: number | null } | null;
+  channels: string[]; patterns: string[];
+  messages: { step: number; channel: string; pattern: string | null; payload: string }[];
+}
+/** The state the playground's pictures draw. */
+export interface Snapshot {
+  now: number; position: number; steps: number; current: string;
+  connections: ConnectionView[]; streams: StreamView[];
+  other_keys: { key: string; kind: string; value: string; expires: number | null }[];
+  channels: { name: string; pattern: boolean; subscribers: string[] }[];
+}
+
+export class Session {
+  /** Throws on an unknown profile. `clock` is the virtual clock's start (Unix ms). */
+  constructor(options?: { profile?: string; clock?: number });
+  execute(line: string): Executed;
+  run(log: string | string[]): Executed[];
+  snapshot(): Snapshot;
+  script(): string;
+  readonly profile: string;
+  readonly now: number;
+  free(): void;
+}
+
+export interface TaskInfo {
+  title: string;
+  kind: 'reach-state' | 'predict' | 'choice';
+  par: number | null;
+  options: number;
+}
+export interface LessonInfo {
+  id: string; version: number; title: string; profile: string;
+  /** Variant 0 is the lesson as written; 1.. are hidden variants. */
+  variants: number;
+  tasks: TaskInfo[];
+}
+/** A failed check, in the learner's terms. */
+export interface Failure { message: string; expected: string; actual: string; line: number }
+export interface Verdict { passed: boolean; failures: Failure[]; commands: number; par: number }
+export interface Answer { correct: boolean; reply: string; why: string }
+export interface Grade { variant: number; passed: boolean; tasks: (Verdict & { task: number })[] }
+
+export class Lesson {
+  /** Parses a lesson file (TOML); throws with every problem and its line. */
+  constructor(toml: string, file?: string);
+  readonly info: LessonInfo;
+  /** A reach-state task against a log (`:as NAME`, `name> CMD`, `:clock +MS` lines). */
+  checkLog(task: number, log: string | string[], options?: { variant?: number }): Verdict;
+  checkChoice(task: number, option: number): Answer;
+  /** An option's index, or the reply as the learner typed it. */
+  checkPrediction(task: number, answer: number | string, options?: { variant?: number }): Answer;
+  /** Every reach-state task against one log, on one variant. */
+  grade(log: string | string[], options?: { variant?: number }): Grade;
+  free(): void;
+}

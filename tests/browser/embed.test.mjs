@@ -1,0 +1,335 @@
+// The embedding kit in headless Chromium: the example course page (a sandbox, a lesson and a
+// quiz in an iframe), ten widgets sharing one wasm download, a page with broken widgets, the
+// iframe's message rules, and README's three snippets pasted into blank pages.
+// Needs dist/ (cargo xtask dist). Run: node --test tests/browser/embed.test.mjs
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFile } from 'node:fs/promises';
+import { createServer } from 'node:http';
+import { join } from 'node:path';
+import { root, serveDist, launch, screenshot } from './harness.mjs';
+
+let server;
+before(async () => { server = await serveDist(); });
+after(async () => { await server.close(); });
+
+/** Serves `html` at `path` of the dist server's origin (or another origin's URL). */
+async function virtualPage(page, url, html) {
+  await page.route(url, (route) => route.fulfill({ status: 200, contentType: 'text/html; charset=utf-8', body: html }));
+}
+
+/** The events the page logged (course.js keeps them in window.courseEvents). */
+const events = (page, from, type) => page.evaluate(([f, t]) =>
+  window.courseEvents.filter((e) => e.from === f && (!t || e.type === t)), [from, type]);
+
+async function waitEvent(page, from, type, count = 1) {
+  await page.waitForFunction(([f, t, n]) =>
+    window.courseEvents.filter((e) => e.from === f && e.type === t).length >= n, [from, type, count]);
+  return (await events(page, from, type)).at(-1).detail;
+}
+
+async function typeIn(widget, line) {
+  const input = widget.locator('#console-input');
+  await input.fill(line);
+  await input.press('Enter');
+}
+
+test('the course page: sandbox, lesson and quiz raise the events they document', async () => {
+  const { page, context, errors } = await launch();
+  try {
+    await page.goto(server.url + 'examples/course.html');
+    // Record every raw message from the frame to check the envelope itself.
+    await page.evaluate(() => {
+      window.rawMessages = [];
+      window.addEventListener('message', (e) => window.rawMessages.push({ origin: e.origin, data: e.data }));
+    });
+
+    // The sandbox, under its paragraph.
+    const ready = await waitEvent(page, '#sandbox', 'ready');
+    assert.deepEqual(ready, { mode: 'sandbox', profile: 'redis-8.2', steps: 3, lesson: null, tasks: 0 });
+    const sandbox = page.locator('#sandbox');
+    await typeIn(sandbox, 'XREADGROUP GROUP workers alice COUNT 1 STREAMS jobs >');
+    const command = await waitEvent(page, '#sandbox', 'command');
+    assert.equal(command.input, 'XREADGROUP GROUP workers alice COUNT 1 STREAMS jobs >');
+    assert.equal(command.conn, 'alice');
+    assert.equal(command.ok, true);
+    assert.match(command.reply, /"1-0"/);
+    await sandbox.locator('.pel-card').first().waitFor();
+    await typeIn(sandbox, 'XADD jobs 1-0 type dup');
+    const failed = await waitEvent(page, '#sandbox', 'command', 2);
+    assert.equal(failed.ok, false);
+    assert.match(failed.reply, /^\(error\) ERR The ID specified in XADD is equal or smaller/);
+    // Methods on the element.
+    const reply = await page.evaluate(() => document.getElementById('sandbox').run('XLEN jobs'));
+    assert.equal(reply.reply, '(integer) 2');
+    const token = await page.evaluate(() => document.getElementById('sandbox').getState());
+    assert.match(token, /XREADGROUP/);
+    assert.match(await page.evaluate(() => document.getElementById('sandbox').exportScript()), /XADD jobs 1-0 type email/);
+    await page.evaluate(() => document.getElementById('sandbox').undo());
+    await page.evaluate(() => document.getElementById('sandbox').reset());
+    await page.waitForFunction(() => !document.getElementById('sandbox').shadowRoot.querySelector('.pel-card'));
+    await page.evaluate((t) => document.getElementById('sandbox').setState(t), token);
+    await sandbox.locator('.pel-card').first().waitFor();
+    const rejected = await page.evaluate(() => document.getElementById('sandbox').check().then(() => 'resolved', (e) => e.message));
+    assert.match(rejected, /no lesson/);
+
+    // The lesson: a wrong answer first, a hint, then the right one.
+    await page.locator('#lesson').scrollIntoViewIfNeeded();
+    const lessonReady = await waitEvent(page, '#lesson', 'ready');
+    assert.deepEqual([lessonReady.mode, lessonReady.lesson, lessonReady.tasks], ['lesson', 'where-a-group-starts', 5]);
+    const lesson = page.locator('#lesson');
+    await typeIn(lesson, 'XGROUP CREATE orders backfill $');
+    await lesson.getByRole('button', { name: 'Check' }).click();
+    const wrong = await waitEvent(page, '#lesson', 'check');
+    assert.deepEqual(wrong, { task: 0, passed: false, failed: ['backfill should have 3 orders waiting for it; its lag is 0.'], commands: 1, par: 1 });
+    await lesson.getByText('backfill should have 3 orders waiting for it').waitFor();
+    await lesson.getByRole('button', { name: /^Hint/ }).click();
+    await lesson.getByText('Where does the group start?').waitFor();
+    await lesson.getByRole('button', { name: 'Reset' }).click();
+    await typeIn(lesson, 'XGROUP CREATE orders backfill 0');
+    const checked = await page.evaluate(() => document.getElementById('lesson').check());
+    assert.deepEqual(checked, { task: 0, passed: true, failed: [], commands: 1, par: 1 });
+    const done = await waitEvent(page, '#lesson', 'task-complete');
+    assert.deepEqual(done, { task: 0, score: 2, max: 3, commands: 1, par: 1, hintsUsed: 1, solutionViewed: false });
+    const progress = await waitEvent(page, '#lesson', 'progress');
+    assert.deepEqual(progress, { lesson: 'where-a-group-starts', done: 1, total: 5, score: 2, max: 11 });
+    // The next task shows its solution only after a confirmation.
+    await lesson.getByRole('button', { name: 'Next →' }).click();
+    await lesson.getByRole('heading', { name: 'Only what happens next' }).waitFor();
+    await lesson.getByRole('button', { name: 'Show solution' }).click();
+    assert.equal(await lesson.locator('.sl-solution').count(), 0);
+    await lesson.getByRole('button', { name: 'Really show the solution?' }).click();
+    await lesson.locator('.sl-solution').getByText('XGROUP CREATE orders live $').waitFor();
+
+    // The quiz in the iframe: events come as postMessage envelopes to this page's origin.
+    await page.locator('#quiz').scrollIntoViewIfNeeded();
+    const quizReady = await waitEvent(page, '#quiz', 'ready');
+    assert.deepEqual([quizReady.mode, quizReady.tasks], ['quiz', 2]);
+    const quiz = page.frameLocator('#quiz');
+    await quiz.getByRole('button', { name: '(integer) 0' }).click();
+    const miss = await waitEvent(page, '#quiz', 'quiz-answer');
+    assert.deepEqual([miss.task, miss.option, miss.correct], [3, 2, false]);
+    await quiz.getByRole('button', { name: /requires the key to exist/ }).click();
+    const hit = await waitEvent(page, '#quiz', 'quiz-answer', 2);
+    assert.equal(hit.correct, true);
+    assert.deepEqual(await waitEvent(page, '#quiz', 'task-complete'),
+      { task: 3, score: 0, max: 1, commands: 0, par: 0, hintsUsed: 0, solutionViewed: false });
+    const envelope = await page.evaluate(() => window.rawMessages.find((m) => m.data.type === 'quiz-answer'));
+    assert.equal(envelope.origin, new URL(server.url).origin);
+    assert.deepEqual(Object.keys(envelope.data).sort(), ['payload', 'source', 'type', 'v']);
+    assert.deepEqual([envelope.data.source, envelope.data.v], ['stream-lab', 1]);
+
+    // Method calls by message: the right shape from the right origin is answered; others not.
+    const answers = await page.evaluate(async () => {
+      const frame = document.getElementById('quiz').contentWindow;
+      const before = window.rawMessages.length;
+      const send = (data) => frame.postMessage(data, '*');
+      send({ source: 'stream-lab', v: 2, type: 'call', payload: { id: 1, method: 'getState', args: [] } });
+      send({ source: 'other', v: 1, type: 'call', payload: { id: 2, method: 'getState', args: [] } });
+      send({ source: 'stream-lab', v: 1, type: 'call', payload: { id: 3, method: 'constructor', args: [] } });
+      send('getState');
+      send({ source: 'stream-lab', v: 1, type: 'call', payload: { id: 4, method: 'getState', args: [] } });
+      await new Promise((done) => setTimeout(done, 500));
+      return window.rawMessages.slice(before).filter((m) => m.data.type === 'result').map((m) => m.data.payload);
+    });
+    assert.deepEqual(answers.map((a) => a.id), [4]);
+    assert.equal(typeof answers[0].value, 'string');
+
+    const events = await page.evaluate(() => window.courseEvents.map((e) => `${e.from} ${e.type}`));
+    for (const expected of ['#sandbox ready', '#sandbox command', '#lesson check', '#lesson task-complete', '#lesson progress', '#quiz quiz-answer', '#quiz resize']) {
+      assert.ok(events.includes(expected), `${expected} was logged`);
+    }
+    assert.ok(await page.locator('#events li').count() > 10, 'the page lists the events');
+    await screenshot(page, 'embed-course.png');
+    assert.deepEqual(errors, []);
+  } finally {
+    await context.close();
+  }
+});
+
+test('ten widgets on one page share one download of the wasm; each has its own session', async () => {
+  const { page, context, errors } = await launch();
+  try {
+    const fetched = [];
+    page.on('request', (r) => { if (/streamlab(_bg\.wasm|\.js)$/.test(r.url())) fetched.push(new URL(r.url()).pathname); });
+    const widgets = Array.from({ length: 10 }, (_, i) =>
+      `<stream-lab id="w${i}" loading="eager" layout="console" setup="XADD only${i} 1-0 n ${i}"></stream-lab>`).join('\n');
+    await virtualPage(page, server.url + 'test/ten.html', `<!doctype html><title>ten</title>
+      <script src="../embed.js"></script>
+      <script>window.readyCount = 0; document.addEventListener('ready', () => window.readyCount++);</script>
+      ${widgets}`);
+    await page.goto(server.url + 'test/ten.html');
+    await page.waitForFunction(() => window.readyCount === 10);
+    assert.deepEqual(fetched.sort(), ['/streamlab.js', '/streamlab_bg.wasm']);
+    const replies = await page.evaluate(async () => Promise.all([...document.querySelectorAll('stream-lab')]
+      .map((w, i) => w.run(`EXISTS only${i} only${(i + 1) % 10}`).then((r) => r.reply))));
+    assert.deepEqual(replies, Array(10).fill('(integer) 1'));
+    assert.deepEqual(errors, []);
+  } finally {
+    await context.close();
+  }
+});
+
+test('loading: lazy waits until the widget is near, click waits for the click', async () => {
+  const { page, context, errors } = await launch();
+  try {
+    let wasm = 0;
+    page.on('request', (r) => { if (r.url().endsWith('.wasm')) wasm++; });
+    await virtualPage(page, server.url + 'test/lazy.html', `<!doctype html><title>lazy</title>
+      <script src="../embed.js"></script>
+      <stream-lab id="click" loading="click" layout="console"></stream-lab>
+      <div style="height:4000px"></div>
+      <stream-lab id="lazy" layout="console"></stream-lab>`);
+    await page.goto(server.url + 'test/lazy.html');
+    await page.locator('#lazy').getByText('StreamLab loads when you scroll here').waitFor({ state: 'attached' });
+    await page.waitForTimeout(300);
+    assert.equal(wasm, 0, 'nothing loads before it is needed');
+    await page.locator('#click').getByRole('button', { name: 'Start the StreamLab console' }).click();
+    await page.locator('#click').locator('#console-input').waitFor();
+    assert.equal(wasm, 1);
+    assert.equal(await page.locator('#lazy').locator('#console-input').count(), 0);
+    await page.locator('#lazy').scrollIntoViewIfNeeded();
+    await page.locator('#lazy').locator('#console-input').waitFor();
+    assert.equal(wasm, 1, 'the second widget reuses the download');
+    assert.deepEqual(errors, []);
+  } finally {
+    await context.close();
+  }
+});
+
+test('persist=local keeps the session across reloads; theme picks the colours', async () => {
+  const { page, context, errors } = await launch();
+  try {
+    await virtualPage(page, server.url + 'test/keep.html', `<!doctype html><title>keep</title>
+      <script src="../embed.js"></script>
+      <stream-lab id="keep" persist="local" theme="dark" loading="eager" layout="console"></stream-lab>
+      <stream-lab id="plain" loading="eager" layout="console"></stream-lab>`);
+    await page.goto(server.url + 'test/keep.html');
+    await page.locator('#plain').locator('#console-input').waitFor();
+    await page.evaluate(() => Promise.all([document.getElementById('keep').run('XADD kept 1-0 a 1'),
+      document.getElementById('plain').run('XADD gone 1-0 a 1')]));
+    await page.reload();
+    await page.locator('#plain').locator('#console-input').waitFor();
+    const [kept, gone] = await page.evaluate(() => Promise.all([document.getElementById('keep').run('XLEN kept'),
+      document.getElementById('plain').run('XLEN gone')]));
+    assert.deepEqual([kept.reply, gone.reply], ['(integer) 1', '(integer) 0']);
+    const colours = await page.evaluate(() => ['keep', 'plain'].map((id) =>
+      getComputedStyle(document.getElementById(id)).getPropertyValue('--bg').trim()));
+    assert.deepEqual(colours, ['#14161a', '#f7f7f5']);
+    assert.deepEqual(errors, []);
+  } finally {
+    await context.close();
+  }
+});
+
+test('broken widgets show what is wrong and the others still work', async () => {
+  const { page, context, errors } = await launch();
+  try {
+    await page.route(server.url + 'test/broken.toml', (route) => route.fulfill({ body: 'id = "broken"\nversion = "one"\n' }));
+    await virtualPage(page, server.url + 'test/broken.html', `<!doctype html><title>broken</title>
+      <script src="../embed.js"></script>
+      <script>window.seen = []; for (const t of ['ready', 'error']) document.addEventListener(t, (e) => window.seen.push([e.target.id, t, e.detail]));</script>
+      <stream-lab id="bad-mode" mode="arcade" loading="eager"></stream-lab>
+      <stream-lab id="bad-url" mode="lesson" lesson="broken.toml" loading="eager"></stream-lab>
+      <stream-lab id="bad-inline" mode="lesson" loading="eager"><script type="application/toml">
+id = "html"
+title = "<img src=x onerror=alert(1)>"
+</script></stream-lab>
+      <stream-lab id="no-lesson" mode="quiz" loading="eager"></stream-lab>
+      <stream-lab id="bad-profile" profile="redis-6.0" loading="eager"></stream-lab>
+      <stream-lab id="good" loading="eager" layout="console" setup="XADD s 1-0 f v"></stream-lab>`);
+    await page.goto(server.url + 'test/broken.html');
+    await page.waitForFunction(() => window.seen.length >= 6);
+    const seen = Object.fromEntries(await page.evaluate(() => window.seen.map(([id, t, d]) => [id, [t, d.message ?? d.mode]])));
+    assert.deepEqual(seen.good, ['ready', 'sandbox']);
+    assert.match(seen['bad-mode'][1], /mode must be one of sandbox, readonly, lesson, quiz, player, not "arcade"/);
+    assert.match(seen['bad-url'][1], /the lesson has problems:\nbroken\.toml:2/);
+    assert.match(seen['bad-inline'][1], /the lesson has problems/);
+    assert.match(seen['no-lesson'][1], /mode quiz needs a lesson/);
+    assert.match(seen['bad-profile'][1], /unknown profile 'redis-6.0'/);
+    for (const id of ['bad-mode', 'bad-url', 'bad-inline', 'no-lesson', 'bad-profile']) {
+      const box = page.locator(`#${id}`).locator('.sl-error');
+      assert.ok(await box.isVisible(), `${id} shows its error`);
+      assert.match(await box.innerText(), /StreamLab could not start/);
+    }
+    // Lesson text never becomes HTML.
+    assert.equal(await page.evaluate(() => document.getElementById('bad-inline').shadowRoot.querySelectorAll('img').length), 0);
+    const reply = await page.evaluate(() => document.getElementById('good').run('XLEN s'));
+    assert.equal(reply.reply, '(integer) 1');
+    await screenshot(page, 'embed-broken.png');
+    assert.deepEqual(errors, []);
+  } finally {
+    await context.close();
+  }
+});
+
+test('an iframe ignores calls from another origin and posts nothing to it', async () => {
+  const { page, context, errors } = await launch();
+  try {
+    // A second server (another port, so another origin) serves the host page; a routed page
+    // would count as public and be refused the loopback frame.
+    const frameOrigin = new URL(server.url).origin;
+    const host = createServer((req, res) => {
+      res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
+      res.end(`<!doctype html><title>host</title>
+      <script>window.got = []; addEventListener('message', (e) => window.got.push(e.data));</script>
+      <iframe id="f" src="${server.url}embed.html?layout=console&origin=${encodeURIComponent(frameOrigin)}"></iframe>`);
+    });
+    await new Promise((ok) => host.listen(0, '127.0.0.1', ok));
+    const other = `http://127.0.0.1:${host.address().port}/`;
+    after(() => new Promise((ok) => host.close(ok)));
+    await page.goto(other + 'test/host.html');
+    const frame = page.frameLocator('#f');
+    await frame.locator('#console-input').waitFor();
+    await page.evaluate(() => document.getElementById('f').contentWindow.postMessage(
+      { source: 'stream-lab', v: 1, type: 'call', payload: { id: 1, method: 'run', args: ['XADD hacked * a 1'] } }, '*'));
+    await page.waitForTimeout(500);
+    assert.deepEqual(await page.evaluate(() => window.got), [], 'events go only to the origin the frame was given');
+    const inFrame = page.frames().find((f) => f.url().includes('embed.html'));
+    assert.equal(await inFrame.evaluate(() => document.getElementById('widget').shadowRoot.textContent.includes('hacked')), false);
+    assert.deepEqual(errors.filter((e) => !/postMessage/.test(e)), []);
+  } finally {
+    await context.close();
+  }
+});
+
+test("README's three snippets work pasted into a blank page", async () => {
+  const readme = await readFile(join(root, 'README.md'), 'utf8');
+  const snippet = (name) => {
+    const found = readme.match(new RegExp('```html ' + name + '\\n([\\s\\S]*?)```'));
+    assert.ok(found, `README has the ${name} snippet`);
+    return found[1].replaceAll('https://streamlab.example/', server.url);
+  };
+  const { page, context, errors } = await launch();
+  try {
+    const origin = new URL(server.url).origin;
+    // The tag.
+    await virtualPage(page, server.url + 'test/tag.html', `<!doctype html><title>tag</title>\n${snippet('embed-tag')}`);
+    await page.goto(server.url + 'test/tag.html');
+    const tag = page.locator('stream-lab').first();
+    await typeIn(tag, 'XREADGROUP GROUP workers alice COUNT 1 STREAMS jobs >');
+    await tag.locator('.pel-card').first().waitFor();
+    await page.locator('stream-lab').nth(1).scrollIntoViewIfNeeded();
+    await page.locator('stream-lab').nth(1).getByRole('button', { name: 'Check' }).waitFor();
+    // The iframe, with this page as the course's origin.
+    const iframe = snippet('embed-iframe').replace('https://course.example', encodeURIComponent(origin));
+    await virtualPage(page, server.url + 'test/iframe.html', `<!doctype html><title>iframe</title>
+      <script>window.got = []; addEventListener('message', (e) => window.got.push(e.data));</script>\n${iframe}`);
+    await page.goto(server.url + 'test/iframe.html');
+    await page.waitForFunction(() => window.got.some((m) => m.type === 'ready'));
+    await page.frameLocator('iframe').getByRole('button', { name: /requires the key to exist/ }).click();
+    await page.waitForFunction(() => window.got.some((m) => m.type === 'quiz-answer' && m.payload.correct));
+    // The JavaScript API.
+    const logs = [];
+    page.on('console', (m) => logs.push(m.text()));
+    await virtualPage(page, server.url + 'test/js.html', `<!doctype html><title>js</title>\n${snippet('embed-js')}`);
+    await page.goto(server.url + 'test/js.html');
+    await page.waitForFunction(() => document.getElementById('lab').shadowRoot.querySelector('#console-input'));
+    await page.waitForTimeout(300);
+    assert.ok(logs.includes('(integer) 1'), logs.join('\n'));
+    assert.ok(logs.includes('XLEN jobs → (integer) 1'), logs.join('\n'));
+    assert.deepEqual(errors, []);
+  } finally {
+    await context.close();
+  }
+});

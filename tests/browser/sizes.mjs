@@ -1,0 +1,32 @@
+// The embedding kit's sizes and a scan for evaluated code, printed in CI output (sizes are
+// information like budget.mjs's; evaluated code fails the run). Needs dist/ (cargo xtask dist).
+// Run: node tests/browser/sizes.mjs
+import { readFile } from 'node:fs/promises';
+import { gzipSync } from 'node:zlib';
+import { join } from 'node:path';
+import { dist } from './harness.mjs';
+
+const gz = async (file) => gzipSync(await readFile(join(dist, file)), { level: 9 }).length / 1000;
+const line = (name, value, budget) =>
+  console.log(`size: ${name.padEnd(40)} ${value.toFixed(1).padStart(7)} KB gzipped   (budget ${budget} KB${value <= budget ? ', within' : ', OVER'})`);
+
+line('embed.js', await gz('embed.js'), 10);
+line('embed.js + embed-frame.js (iframe page)', (await gz('embed.js')) + (await gz('embed-frame.js')), 10);
+line('grader wasm (grader/streamlab_grader_bg.wasm)', await gz('grader/streamlab_grader_bg.wasm'), 150);
+line('app wasm (streamlab_bg.wasm)', await gz('streamlab_bg.wasm'), 350);
+console.log(`size: grader JS (glue + wrapper) ${((await gz('grader/streamlab_grader.js')) + (await gz('grader/grader.js'))).toFixed(1)} KB gzipped; app JS glue ${(await gz('streamlab.js')).toFixed(1)} KB gzipped`);
+
+// No eval and no Function constructor in anything the kit ships as script.
+const scripts = ['embed.js', 'embed-frame.js', 'streamlab.js', 'grader/grader.js', 'grader/streamlab_grader.js', 'examples/course.js'];
+const evaluated = /\beval\s*\(|\bnew\s+Function\s*\(|\bFunction\s*\(\s*['"`]|setTimeout\s*\(\s*['"`]|setInterval\s*\(\s*['"`]/;
+let bad = 0;
+for (const file of scripts) {
+  const text = await readFile(join(dist, file), 'utf8');
+  const found = text.split('\n').findIndex((l) => evaluated.test(l));
+  if (found >= 0) {
+    console.error(`size: ${file}:${found + 1} evaluates code: ${text.split('\n')[found].trim()}`);
+    bad++;
+  }
+}
+console.log(`size: evaluated code in shipped scripts: ${bad === 0 ? 'none' : bad}`);
+process.exitCode = bad === 0 ? 0 : 1;

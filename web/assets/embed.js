@@ -1,0 +1,308 @@
+/* StreamLab embedding kit: the <stream-lab> element and StreamLab.create(element, options).
+ * One plain script, no bundler, no eval. The app's wasm loads only when a widget needs it,
+ * and every widget on the page shares that one download and instantiation. Each widget lives
+ * in its own shadow root; options are checked here first, and anything wrong shows in the
+ * widget and as an `error` event, never as a blank box. Events are bubbling CustomEvents on
+ * the widget's element. See README ("Embedding"). */
+(() => {
+  'use strict';
+  if (window.StreamLab) return;
+  const script = document.currentScript;
+  const base = new URL('.', (script && script.src) || location.href);
+  const CHOICES = {
+    mode: ['sandbox', 'readonly', 'lesson', 'quiz', 'player'],
+    theme: ['auto', 'light', 'dark'],
+    loading: ['lazy', 'eager', 'click'],
+    solution: ['confirm', 'allow', 'never'],
+    persist: ['none', 'local'],
+    layout: ['both', 'console', 'pictures'],
+  };
+  const FLAGS = ['hints', 'autoresize'];
+  const TEXTS = ['lesson', 'profile', 'state', 'key'];
+  const KNOWN = [...Object.keys(CHOICES), ...FLAGS, ...TEXTS, 'setup', 'height'];
+  const LESSON_MODES = ['lesson', 'quiz', 'player'];
+
+  let engine = null;
+  /** The app's module, imported and instantiated once for the whole page. */
+  function loadEngine() {
+    if (!engine) {
+      engine = import(new URL('streamlab.js', base).href).then(async (m) => {
+        await m.default({ module_or_path: new URL('streamlab_bg.wasm', base) });
+        return m;
+      });
+    }
+    return engine;
+  }
+
+  function flag(value) {
+    if (value === true || value === '' || value === 'true') return true;
+    if (value === false || value === 'false') return false;
+    return null;
+  }
+
+  /** Options with defaults, and what is wrong with them. */
+  function normalise(raw, inline) {
+    const o = { mode: 'sandbox', theme: 'auto', loading: 'lazy', solution: 'confirm', persist: 'none', layout: 'both', hints: true, autoresize: true, setup: [] };
+    const problems = [];
+    for (const [key, value] of Object.entries(raw)) {
+      if (value === undefined || value === null) continue;
+      if (!KNOWN.includes(key)) {
+        problems.push(`unknown option "${key}" (options: ${KNOWN.join(', ')})`);
+      } else if (CHOICES[key]) {
+        const v = String(value).trim().toLowerCase();
+        if (CHOICES[key].includes(v)) o[key] = v;
+        else problems.push(`${key} must be one of ${CHOICES[key].join(', ')}, not "${value}"`);
+      } else if (FLAGS.includes(key)) {
+        const v = flag(value);
+        if (v === null) problems.push(`${key} must be true or false, not "${value}"`);
+        else o[key] = v;
+      } else if (key === 'setup') {
+        const lines = Array.isArray(value) ? value.map(String) : String(value).split('\n');
+        o.setup = lines.map((l) => l.trim()).filter((l) => l && !l.startsWith('#'));
+      } else if (key === 'height') {
+        const v = String(value).trim();
+        if (/^\d+(\.\d+)?$/.test(v)) o.height = `${v}px`;
+        else if (/^\d+(\.\d+)?(px|em|rem|vh|svh|dvh)$/.test(v)) o.height = v;
+        else problems.push(`height must be a length such as 420 or 30rem, not "${value}"`);
+      } else {
+        o[key] = String(value);
+      }
+    }
+    if (o.height) o.autoresize = false;
+    const lesson = o.lesson || inline;
+    if (LESSON_MODES.includes(o.mode) && !lesson) problems.push(`mode ${o.mode} needs a lesson: an id, a URL, or a <script type="application/toml"> inside the element`);
+    if (!LESSON_MODES.includes(o.mode) && lesson) problems.push(`a lesson needs mode lesson, quiz or player (mode is ${o.mode})`);
+    return { o, problems };
+  }
+
+  function el(tag, className, text) {
+    const node = document.createElement(tag);
+    if (className) node.className = className;
+    if (text !== undefined) node.textContent = text;
+    return node;
+  }
+
+  function sheet(name) {
+    const link = el('link');
+    link.rel = 'stylesheet';
+    link.href = new URL(name, base).href;
+    return link;
+  }
+
+  function messageOf(error) {
+    return (error && error.message) || String(error);
+  }
+
+  let count = 0;
+
+  /** One widget: its element, shadow root, options, engine handle and listeners. */
+  class Widget {
+    constructor(host, raw) {
+      this.host = host;
+      this.index = count++;
+      this.pending = [];
+      this.queued = [];
+      this.shadow = host.shadowRoot || host.attachShadow({ mode: 'open' });
+      this.frame = el('div', 'sl-frame');
+      this.shadow.replaceChildren(sheet('style.css'), sheet('embed.css'), this.frame);
+      this.ready = new Promise((ok, fail) => { this.settle = { ok, fail }; });
+      this.ready.catch(() => {});
+      this.inline = host.querySelector(':scope > script[type="application/toml"]');
+      const { o, problems } = normalise(raw, !!this.inline);
+      this.options = o;
+      host.setAttribute('data-theme', o.theme);
+      if (o.height) host.style.height = o.height;
+      if (problems.length) {
+        this.fail(`Bad options:\n${problems.join('\n')}`);
+        return;
+      }
+      this.observeSize();
+      if (o.loading === 'eager') {
+        this.start();
+      } else if (o.loading === 'click') {
+        const button = el('button', 'primary', 'Start the StreamLab console');
+        button.type = 'button';
+        button.addEventListener('click', () => this.start(), { once: true });
+        this.placeholder('Redis Streams, live in this page.', button);
+      } else {
+        this.placeholder('StreamLab loads when you scroll here…');
+        this.visibility = new IntersectionObserver((seen) => {
+          if (seen.some((entry) => entry.isIntersecting)) this.start();
+        }, { rootMargin: '200px' });
+        this.visibility.observe(host);
+      }
+    }
+
+    placeholder(text, button) {
+      const box = el('div', 'sl-placeholder');
+      box.append(el('p', '', text));
+      if (button) box.append(button);
+      this.frame.replaceChildren(box);
+    }
+
+    observeSize() {
+      let last = '';
+      this.sizes = new ResizeObserver(() => {
+        const box = this.host.getBoundingClientRect();
+        const size = { width: Math.round(box.width), height: Math.round(box.height) };
+        if (`${size.width}x${size.height}` !== last && this.widget) {
+          last = `${size.width}x${size.height}`;
+          this.emit('resize', size);
+        }
+      });
+      this.sizes.observe(this.host);
+    }
+
+    storageKey() {
+      return `streamlab.embed.${this.options.key || this.host.id || `${location.pathname}#${this.index}`}`;
+    }
+
+    /** Loads the engine (once per page) and mounts this widget; resolves when it is ready. */
+    start() {
+      if (this.started || this.error) return this.ready;
+      this.started = true;
+      if (this.visibility) this.visibility.disconnect();
+      this.placeholder('Loading StreamLab…');
+      const o = this.options;
+      let state = o.state;
+      if (!state && o.persist === 'local') {
+        try { state = localStorage.getItem(this.storageKey()) || undefined; } catch { /* storage off */ }
+      }
+      Promise.all([loadEngine(), this.lessonText()]).then(([m, lesson]) => {
+        if (this.destroyed) return;
+        const root = el('div');
+        this.frame.replaceChildren(root);
+        const options = { mode: o.mode, setup: o.setup, layout: o.layout, profile: o.profile, state };
+        if (lesson) Object.assign(options, { lesson: lesson.text, file: lesson.file, trusted: lesson.trusted, hints: o.hints, solution: o.solution });
+        this.widget = m.mount(root, JSON.stringify(options), (type, payload) => this.emit(type, JSON.parse(payload)));
+        const queued = this.queued;
+        this.queued = null;
+        queued.forEach(([type, detail]) => this.emit(type, detail));
+      }).catch((error) => this.fail(messageOf(error)));
+      return this.ready;
+    }
+
+    /** The lesson's text: inline, one of the site's lessons by id, or any URL (validated). */
+    async lessonText() {
+      if (this.inline) return { text: this.inline.textContent, file: 'inline lesson', trusted: false };
+      const name = this.options.lesson;
+      if (!name) return null;
+      const own = /^[a-z0-9][a-z0-9-]*$/.test(name);
+      const url = own ? new URL(`lessons/${name}.toml`, base) : new URL(name, location.href);
+      const response = await fetch(url);
+      if (!response.ok) throw new Error(`the lesson "${name}" could not be loaded (HTTP ${response.status})`);
+      return { text: await response.text(), file: own ? `${name}.toml` : name, trusted: own };
+    }
+
+    emit(type, detail) {
+      // Events raised while mount() runs wait until the handle exists.
+      if (this.queued) { this.queued.push([type, detail]); return; }
+      if (type === 'ready') this.settle.ok(this.handle);
+      if (type === 'check' && this.checking) { this.checking(detail); this.checking = null; }
+      if (type === 'command') {
+        const i = this.pending.findIndex((p) => p.input === detail.input);
+        if (i >= 0) this.pending.splice(i, 1)[0].done(detail);
+        if (this.options.persist === 'local') {
+          try { localStorage.setItem(this.storageKey(), this.widget.getState()); } catch { /* storage off */ }
+        }
+      }
+      this.host.dispatchEvent(new CustomEvent(type, { bubbles: true, composed: true, detail }));
+    }
+
+    fail(message) {
+      this.error = message;
+      const box = el('div', 'sl-error');
+      box.setAttribute('role', 'alert');
+      box.append(el('strong', '', 'StreamLab could not start'), el('span', '', message));
+      this.frame.replaceChildren(box);
+      this.settle.fail(new Error(message));
+      // After the constructor returns, so listeners added to a fresh handle hear it.
+      queueMicrotask(() => this.host.dispatchEvent(new CustomEvent('error', { bubbles: true, composed: true, detail: { message } })));
+    }
+
+    /** Runs `fn` on the mounted engine widget, loading it first when needed. */
+    call(fn) {
+      return this.start().then(() => fn(this.widget));
+    }
+
+    get handle() {
+      if (this.api) return this.api;
+      const w = this;
+      this.api = {
+        element: w.host,
+        ready: w.ready,
+        run: (command) => w.call((e) => new Promise((done) => {
+          w.pending.push({ input: String(command), done });
+          e.run(String(command));
+        })),
+        reset: () => w.call((e) => e.reset()),
+        undo: () => w.call((e) => e.undo()),
+        redo: () => w.call((e) => e.redo()),
+        getState: () => (w.widget ? w.widget.getState() : null),
+        setState: (token) => w.call((e) => e.setState(String(token))),
+        exportScript: () => (w.widget ? w.widget.exportScript() : ''),
+        check: () => w.call((e) => new Promise((done) => {
+          w.checking = done;
+          e.check();
+        })),
+        destroy: () => w.destroy(),
+        on: (type, listener) => { w.host.addEventListener(type, listener); return w.api; },
+      };
+      return this.api;
+    }
+
+    destroy() {
+      this.destroyed = true;
+      if (this.visibility) this.visibility.disconnect();
+      if (this.sizes) this.sizes.disconnect();
+      if (this.widget) { this.widget.destroy(); this.widget.free(); this.widget = null; }
+      this.frame.replaceChildren();
+      widgets.delete(this.host);
+    }
+  }
+
+  const widgets = new WeakMap();
+
+  function create(element, options = {}) {
+    if (!(element instanceof Element)) throw new TypeError('StreamLab.create needs an element');
+    if (widgets.has(element)) widgets.get(element).destroy();
+    const widget = new Widget(element, options || {});
+    widgets.set(element, widget);
+    return widget.handle;
+  }
+
+  /** <stream-lab mode="sandbox" setup="XADD s * a 1">: options as attributes. */
+  class StreamLabElement extends HTMLElement {
+    connectedCallback() {
+      if (widgets.has(this)) return;
+      // Child elements (an inline lesson) are parsed after the start tag.
+      const go = () => {
+        if (!this.isConnected || widgets.has(this)) return;
+        const raw = {};
+        for (const name of KNOWN) if (this.hasAttribute(name)) raw[name] = this.getAttribute(name);
+        create(this, raw);
+      };
+      if (document.readyState === 'loading') document.addEventListener('DOMContentLoaded', go, { once: true });
+      else go();
+    }
+
+    disconnectedCallback() {
+      const widget = widgets.get(this);
+      if (widget) widget.destroy();
+    }
+  }
+  for (const method of ['run', 'reset', 'undo', 'redo', 'getState', 'setState', 'exportScript', 'check']) {
+    StreamLabElement.prototype[method] = function (...args) {
+      const widget = widgets.get(this);
+      if (!widget) return Promise.reject(new Error('this <stream-lab> is not connected'));
+      return widget.handle[method](...args);
+    };
+  }
+  StreamLabElement.prototype.destroy = function () {
+    const widget = widgets.get(this);
+    if (widget) widget.destroy();
+  };
+
+  window.StreamLab = Object.freeze({ create, version: 1, normalise: (raw) => normalise(raw) });
+  if (!customElements.get('stream-lab')) customElements.define('stream-lab', StreamLabElement);
+})();

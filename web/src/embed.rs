@@ -1,0 +1,355 @@
+//! The playground as a widget inside someone else's page: `mount(element, options, on_event)`
+//! renders a console and pictures into `element` (embed.js gives each widget its own shadow
+//! root) and returns a [`Widget`] handle for the page's method calls. Any number of widgets
+//! share one instance of the wasm module; each has its own session.
+//!
+//! Events leave through `on_event(type, payload_json)`; embed.js turns them into DOM events
+//! and, inside an iframe, into `postMessage`s.
+
+use std::cell::RefCell;
+use std::rc::Rc;
+
+use streamlab_wasm::embed::{CommandEvent, EmbedOptions, ErrorEvent, Layout, Mode, ReadyEvent};
+use streamlab_wasm::json;
+use streamlab_wasm::{Playground, SessionSpec};
+use wasm_bindgen::prelude::*;
+use yew::prelude::*;
+use yew::AppHandle;
+
+use crate::console::Console;
+use crate::embed_lesson::{LessonRun, Panel, Step};
+use crate::pictures::Pictures;
+use crate::state::{Action, AppState};
+
+/// What the component and its handle share: the options, the page's event callback, and the
+/// component's dispatcher once it has rendered.
+struct Shared {
+    options: EmbedOptions,
+    on_event: js_sys::Function,
+    dispatch: RefCell<Option<Callback<Action>>>,
+    /// The session, also held by the reducer's state: the handle reads it directly, and the
+    /// embed never replaces it (a new state is loaded into it in place).
+    lab: Rc<RefCell<Playground>>,
+    /// The lesson (lesson, quiz and player modes).
+    lesson: Option<RefCell<LessonRun>>,
+    /// Redraws the widget after the lesson changed.
+    redraw: RefCell<Option<Callback<()>>>,
+}
+
+impl Shared {
+    fn emit(&self, kind: &str, payload: &str) {
+        // A throwing listener on the page must not break the widget.
+        let _ = self.on_event.call2(&JsValue::NULL, &JsValue::from_str(kind), &JsValue::from_str(payload));
+    }
+
+    fn dispatch(&self, action: Action) {
+        if let Some(dispatch) = self.dispatch.borrow().as_ref() {
+            dispatch.emit(action);
+        }
+    }
+
+    /// Back to the state after the setup (in a lesson: the current task's start).
+    fn reset(&self) {
+        match &self.lesson {
+            Some(lesson) => {
+                let at = lesson.borrow().at;
+                // A failure is reported as an `error` event already.
+                let _ = self.lesson_step(Step::Go(at));
+            }
+            None => {
+                self.dispatch(Action::Reset);
+                self.dispatch(Action::RunAll(self.options.setup.clone()));
+            }
+        }
+    }
+
+    /// Performs a lesson step, raises its events and redraws. Errors become `error` events.
+    fn lesson_step(&self, step: Step) -> Result<(), String> {
+        let Some(lesson) = &self.lesson else { return Err("this widget has no lesson".into()) };
+        let moving = matches!(step, Step::Go(_));
+        let result = {
+            let mut lesson = lesson.borrow_mut();
+            match step {
+                Step::Go(at) => lesson.go(at, &self.lab).map(|()| Vec::new()),
+                Step::Check => lesson.check(&self.lab),
+                Step::Hint => {
+                    lesson.hint();
+                    Ok(Vec::new())
+                }
+                Step::Reveal => {
+                    lesson.reveal();
+                    Ok(Vec::new())
+                }
+                Step::Answer(answer) => lesson.answer(answer),
+            }
+        };
+        if moving {
+            // A new task's session: the reducer re-reads it, with an empty scrollback.
+            self.dispatch(Action::ClearConsole);
+        }
+        if let Some(redraw) = self.redraw.borrow().as_ref() {
+            redraw.emit(());
+        }
+        match result {
+            Ok(events) => {
+                for (kind, payload) in events {
+                    self.emit(kind, &payload);
+                }
+                Ok(())
+            }
+            Err(message) => {
+                self.emit("error", &json(&ErrorEvent { message: message.clone() }));
+                Err(message)
+            }
+        }
+    }
+}
+
+#[derive(Properties)]
+struct EmbedProps {
+    shared: Rc<Shared>,
+}
+
+impl PartialEq for EmbedProps {
+    fn eq(&self, other: &Self) -> bool {
+        Rc::ptr_eq(&self.shared, &other.shared)
+    }
+}
+
+#[component]
+fn Embed(props: &EmbedProps) -> Html {
+    let shared = props.shared.clone();
+    let state = {
+        let shared = shared.clone();
+        use_reducer(move || {
+            let state = Rc::new(AppState::new_shared(shared.lab.clone(), Vec::new()));
+            let state = if shared.options.state.is_some() || shared.lesson.is_some() {
+                state
+            } else {
+                state.reduce(Action::RunAll(shared.options.setup.clone()))
+            };
+            Rc::unwrap_or_clone(state)
+        })
+    };
+    if shared.dispatch.borrow().is_none() {
+        let dispatcher = state.dispatcher();
+        *shared.dispatch.borrow_mut() = Some(Callback::from(move |action| dispatcher.dispatch(action)));
+    }
+    let dispatch = shared.dispatch.borrow().clone().expect("set just above");
+    let redraw = use_force_update();
+    if shared.redraw.borrow().is_none() {
+        *shared.redraw.borrow_mut() = Some(Callback::from(move |()| redraw.force_update()));
+    }
+
+    // Every new scrollback entry is a `command` event; the setup's are not (they ran before
+    // `ready`).
+    let reported = use_mut_ref(|| state.noted);
+    {
+        let (shared, state) = (shared.clone(), state.clone());
+        use_effect_with(state.noted, move |&noted| {
+            let new = (noted - *reported.borrow()) as usize;
+            *reported.borrow_mut() = noted;
+            for entry in state.log.iter().skip(state.log.len().saturating_sub(new)) {
+                let event = CommandEvent::new(&entry.line, &entry.conn, &entry.output, entry.blocked);
+                shared.emit("command", &streamlab_wasm::json(&event));
+            }
+        });
+    }
+    {
+        let (shared, steps) = (shared.clone(), state.step_count);
+        use_effect_with((), move |_| {
+            let lesson = shared.lesson.as_ref().map(|l| l.borrow());
+            let ready = ReadyEvent {
+                mode: shared.options.mode.name(),
+                profile: shared.lab.borrow().spec().profile.to_string(),
+                steps,
+                lesson: lesson.as_ref().map(|l| l.view.id.clone()),
+                tasks: lesson.as_ref().map_or(0, |l| l.order.len()),
+            };
+            shared.emit("ready", &streamlab_wasm::json(&ready));
+        });
+    }
+
+    let readonly = shared.options.mode == Mode::Readonly;
+    let button = |label: &'static str, action: Option<Action>, enabled: bool| {
+        let (shared, dispatch) = (shared.clone(), dispatch.clone());
+        let onclick = Callback::from(move |_: MouseEvent| match action.clone() {
+            Some(action) => dispatch.emit(action),
+            None => shared.reset(),
+        });
+        html! { <button {onclick} disabled={!enabled}>{label}</button> }
+    };
+    let console = if readonly {
+        html! {
+            <section class="console" aria-label="Commands run">
+                <div class="log" role="log" aria-live="polite">
+                    { for state.log.iter().map(|entry| html! {
+                        <>
+                        <pre class="in"><span class="prompt">{format!("{}> ", entry.conn)}</span>{&entry.line}</pre>
+                        { for entry.output.iter().map(|o| html! { <pre class={classes!("out", o.kind)}>{o.display()}</pre> }) }
+                        </>
+                    }) }
+                </div>
+            </section>
+        }
+    } else {
+        // In a lesson, commands the task turns off are refused before they run.
+        let on_action = {
+            let shared = shared.clone();
+            Callback::from(move |action: Action| {
+                if let (Some(lesson), Action::Run(line)) = (&shared.lesson, &action) {
+                    let refusal = lesson.borrow().refusal(line);
+                    lesson.borrow_mut().notice = refusal.clone();
+                    if refusal.is_some() {
+                        if let Some(redraw) = shared.redraw.borrow().as_ref() {
+                            redraw.emit(());
+                        }
+                        return;
+                    }
+                }
+                shared.dispatch(action);
+            })
+        };
+        html! {
+            <Console snapshot={state.snapshot.clone()} log={state.log.clone()} history={state.history.clone()}
+                {on_action} />
+        }
+    };
+    let panel = shared.lesson.as_ref().map(|lesson| {
+        let lesson = lesson.borrow();
+        let on_step = {
+            let shared = shared.clone();
+            Callback::from(move |step: Step| {
+                let _ = shared.lesson_step(step);
+            })
+        };
+        html! {
+            <Panel view={lesson.view.clone()} task={lesson.task()} at={lesson.at} order={Rc::new(lesson.order.clone())}
+                run={lesson.runs[lesson.task()].clone()} hints={lesson.hints} solution={lesson.solution}
+                solution_lines={Rc::new(lesson.solution_lines())} notice={lesson.notice.clone()}
+                mode={shared.options.mode} {on_step} />
+        }
+    });
+    let with_console = shared.lesson.as_ref().is_none_or(|lesson| lesson.borrow().needs_console());
+    let position = state.snapshot.position;
+    let (show_console, show_pictures) = match shared.options.layout {
+        Layout::Console => (true, false),
+        Layout::Pictures => (false, true),
+        Layout::Both => (true, true),
+    };
+    html! {
+        <div class={classes!("sl-embed", format!("sl-mode-{}", shared.options.mode.name()))}>
+            {panel.unwrap_or_default()}
+            if with_console {
+            if !readonly {
+                <div class="sl-bar" role="group" aria-label="History">
+                    { button("Undo", Some(Action::Undo), position > 0) }
+                    { button("Redo", Some(Action::Redo), position < state.step_count) }
+                    { button("Reset", None, true) }
+                </div>
+            }
+            <div class={classes!("sl-parts", (show_console && show_pictures).then_some("both"))}>
+                if show_console { {console} }
+                if show_pictures {
+                    <section class="right" aria-label="State"><Pictures snapshot={state.snapshot.clone()} previous={state.previous.clone()} on_action={dispatch.clone()} /></section>
+                }
+            </div>
+            }
+        </div>
+    }
+}
+
+/// A mounted widget, for the page's method calls.
+#[wasm_bindgen]
+pub struct Widget {
+    shared: Rc<Shared>,
+    app: Option<AppHandle<Embed>>,
+}
+
+/// Mounts a widget into `element` with options (JSON, see `EmbedOptions`); events go to
+/// `on_event(type, payload_json)`. Throws with a readable message when the options are wrong.
+#[wasm_bindgen]
+pub fn mount(element: web_sys::Element, options: &str, on_event: js_sys::Function) -> Result<Widget, JsError> {
+    let options = EmbedOptions::parse(options).map_err(|e| JsError::new(&e))?;
+    let lab = match &options.state {
+        Some(token) => SessionSpec::parse(token)
+            .map(|spec| Playground::restore(&spec))
+            .map_err(|e| JsError::new(&format!("bad state: {e}")))?,
+        None => Playground::new(&options.base_spec()),
+    };
+    let lab = Rc::new(RefCell::new(lab));
+    let lesson = match options.mode.has_lesson() {
+        true => {
+            let mut lesson = LessonRun::new(&options).map_err(|e| JsError::new(&e))?;
+            lesson.go(0, &lab).map_err(|e| JsError::new(&e))?;
+            Some(RefCell::new(lesson))
+        }
+        false => None,
+    };
+    let shared =
+        Rc::new(Shared { options, on_event, dispatch: RefCell::new(None), lab, lesson, redraw: RefCell::new(None) });
+    let app = yew::Renderer::<Embed>::with_root_and_props(element, EmbedProps { shared: shared.clone() }).render();
+    Ok(Widget { shared, app: Some(app) })
+}
+
+#[wasm_bindgen]
+impl Widget {
+    /// Runs a console line on the current connection (its `command` event follows).
+    pub fn run(&self, line: &str) {
+        self.shared.dispatch(Action::Run(line.to_owned()));
+    }
+
+    /// Back to the state after the setup.
+    pub fn reset(&self) {
+        self.shared.reset();
+    }
+
+    /// Takes the last step back.
+    pub fn undo(&self) {
+        self.shared.dispatch(Action::Undo);
+    }
+
+    /// Re-applies the next undone step.
+    pub fn redo(&self) {
+        self.shared.dispatch(Action::Redo);
+    }
+
+    /// A token that rebuilds this session (`setState`, or the `state` option).
+    #[wasm_bindgen(js_name = getState)]
+    pub fn get_state(&self) -> String {
+        self.shared.lab.borrow().spec().to_fragment()
+    }
+
+    /// Replaces the session with the one a token describes.
+    #[wasm_bindgen(js_name = setState)]
+    pub fn set_state(&self, token: &str) -> Result<(), JsError> {
+        let lab = SessionSpec::parse(token)
+            .map(|spec| Playground::restore(&spec))
+            .map_err(|e| JsError::new(&format!("bad state: {e}")))?;
+        *self.shared.lab.borrow_mut() = lab;
+        // Clearing the scrollback also makes the reducer re-read the session.
+        self.shared.dispatch(Action::ClearConsole);
+        Ok(())
+    }
+
+    /// Check on the current task of a lesson (its events follow); throws outside a
+    /// reach-state task.
+    pub fn check(&self) -> Result<(), JsError> {
+        self.shared.lesson_step(Step::Check).map_err(|e| JsError::new(&e))
+    }
+
+    /// A redis-cli script that replays the session against a real server.
+    #[wasm_bindgen(js_name = exportScript)]
+    pub fn export_script(&self) -> String {
+        self.shared.lab.borrow().export()
+    }
+
+    /// Unmounts the widget.
+    pub fn destroy(&mut self) {
+        if let Some(app) = self.app.take() {
+            app.destroy();
+        }
+        self.shared.dispatch.borrow_mut().take();
+        self.shared.redraw.borrow_mut().take();
+    }
+}
