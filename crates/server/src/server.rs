@@ -361,6 +361,7 @@ impl Server {
             listeners,
             retry_accept: None,
             chunk: vec![0; READ_CHUNK],
+            requests: Vec::new(),
             core: Core {
                 session: Session::with_profile(clock, config.profile),
                 clients: BTreeMap::new(),
@@ -432,6 +433,8 @@ struct EventLoop {
     retry_accept: Option<Instant>,
     /// One read buffer for every client.
     chunk: Vec<u8>,
+    /// The requests of the batch being run (kept for its allocation).
+    requests: Vec<Vec<Vec<u8>>>,
     core: Core,
     settings: Settings,
     shared: Arc<Shared>,
@@ -621,8 +624,8 @@ impl EventLoop {
         if client.readable && client.unsent() < OUTPUT_BACKPRESSURE {
             match client.sock.read(&mut self.chunk) {
                 Ok(0) => {
-                    // The client left: what it had queued is dropped with it.
-                    self.core.drop_client(id);
+                    // The client is done sending; what it is owed is still written.
+                    self.core.hang_up(id);
                     return;
                 }
                 Ok(n) => {
@@ -647,49 +650,42 @@ impl EventLoop {
         if client.discarding {
             return;
         }
-        client.input.extend_from_slice(&self.chunk[..got]);
-        if client.input.len() > MAX_QUERY_BUFFER {
-            log::line(self.settings.log, Level::Warning, "Closing client that reached max query buffer length");
-            self.core.drop_client(id);
-            return;
-        }
-        if got > 0 && client.input.len() < client.parse_at {
-            // Parse when the buffer has doubled, or as soon as the client pauses.
-            client.held_until = Some(Instant::now() + PAUSE);
-            return;
-        }
-        if client.input.is_empty() || (got == 0 && client.parse_at > 0) {
-            return;
-        }
-        client.held_until = None;
-        let mut requests = Vec::new();
-        let mut used = 0;
-        let mut error = None;
-        loop {
-            match parse_request(&client.input[used..]) {
-                Ok(Some((args, n))) => {
-                    used += n;
-                    if !args.is_empty() {
-                        requests.push(args);
-                    }
-                }
-                Ok(None) => break,
-                Err(e) => {
-                    error = Some(e);
-                    break;
-                }
+        let mut requests = std::mem::take(&mut self.requests);
+        let error = if client.input.is_empty() && got > 0 {
+            // The usual case: whole requests in one read, parsed where they landed.
+            let parsed = parse_all(&self.chunk[..got], &mut requests);
+            client.input.extend_from_slice(&self.chunk[parsed.used..got]);
+            parsed.error
+        } else {
+            client.input.extend_from_slice(&self.chunk[..got]);
+            if client.input.len() > MAX_QUERY_BUFFER {
+                log::line(self.settings.log, Level::Warning, "Closing client that reached max query buffer length");
+                self.core.drop_client(id);
+                return;
             }
+            if got > 0 && client.input.len() < client.parse_at {
+                // Parse when the buffer has doubled, or as soon as the client pauses.
+                client.held_until = Some(Instant::now() + PAUSE);
+                return;
+            }
+            if client.input.is_empty() || (got == 0 && client.parse_at > 0) {
+                return;
+            }
+            client.held_until = None;
+            let parsed = parse_all(&client.input, &mut requests);
+            client.input.drain(..parsed.used);
+            if client.input.capacity() > 1024 * 1024 && client.input.len() < 64 * 1024 {
+                client.input.shrink_to(64 * 1024);
+            }
+            let defer = parsed.error.is_none() && client.input.len() > DEFER_PARSE_OVER;
+            client.parse_at = if defer { client.input.len() * 2 } else { 0 };
+            parsed.error
+        };
+        if !requests.is_empty() || error.is_some() {
+            self.run_batch(id, &mut requests, error);
         }
-        client.input.drain(..used);
-        if client.input.capacity() > 1024 * 1024 && client.input.len() < 64 * 1024 {
-            client.input.shrink_to(64 * 1024);
-        }
-        let defer = error.is_none() && client.input.len() > DEFER_PARSE_OVER;
-        client.parse_at = if defer { client.input.len() * 2 } else { 0 };
-        if requests.is_empty() && error.is_none() {
-            return;
-        }
-        self.run_batch(id, requests, error);
+        requests.clear();
+        self.requests = requests;
     }
 
     /// Serves the blocked reads whose deadline passed (system clock).
@@ -759,17 +755,18 @@ impl EventLoop {
 
     /// Runs a batch of requests from one client, then reports a protocol error that followed
     /// them, if any. Replies go to the client's output buffer.
-    fn run_batch(&mut self, id: ConnId, requests: Vec<Vec<Vec<u8>>>, error: Option<ProtocolError>) {
+    fn run_batch(&mut self, id: ConnId, requests: &mut Vec<Vec<Vec<u8>>>, error: Option<ProtocolError>) {
         let Some(client) = self.core.clients.get_mut(&id) else { return };
         let mut own = std::mem::take(&mut client.output);
         let start = own.len();
         let mut step = Step::Go;
-        for args in requests {
+        let now = Instant::now();
+        for args in requests.drain(..) {
             match self.core.clients.get(&id) {
                 Some(client) if client.closing.is_none() => {}
                 _ => break,
             }
-            step = self.run_one(id, args, &mut own);
+            step = self.run_one(id, args, now, &mut own);
             if !matches!(step, Step::Go) {
                 break;
             }
@@ -808,11 +805,11 @@ impl EventLoop {
         }
     }
 
-    fn run_one(&mut self, id: ConnId, args: Vec<Vec<u8>>, own: &mut Vec<u8>) -> Step {
+    fn run_one(&mut self, id: ConnId, args: Vec<Vec<u8>>, now: Instant, own: &mut Vec<u8>) -> Step {
         let log_enabled = self.settings.log;
         let core = &mut self.core;
         let Some(client) = core.clients.get_mut(&id) else { return Step::Abort };
-        client.last_command = Instant::now();
+        client.last_command = now;
         let name = args[0].as_slice();
         if is(name, "post") || is(name, "host:") {
             log::line(
@@ -881,6 +878,32 @@ impl EventLoop {
             Step::Close
         } else {
             Step::Go
+        }
+    }
+}
+
+/// What [`parse_all`] found after the complete requests.
+struct Parsed {
+    /// Bytes taken by complete requests.
+    used: usize,
+    /// The protocol error that stopped parsing, if any.
+    error: Option<ProtocolError>,
+}
+
+/// Parses every complete request at the start of `buf` into `requests` (empty ones, which
+/// Redis skips, are dropped).
+fn parse_all(buf: &[u8], requests: &mut Vec<Vec<Vec<u8>>>) -> Parsed {
+    let mut used = 0;
+    loop {
+        match parse_request(&buf[used..]) {
+            Ok(Some((args, n))) => {
+                used += n;
+                if !args.is_empty() {
+                    requests.push(args);
+                }
+            }
+            Ok(None) => return Parsed { used, error: None },
+            Err(e) => return Parsed { used, error: Some(e) },
         }
     }
 }
