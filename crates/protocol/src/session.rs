@@ -467,13 +467,21 @@ impl Session {
     /// keys were signalled, then running what those connections had queued meanwhile.
     fn after_command(&mut self, deliveries: &mut Vec<Delivery>) {
         loop {
-            let touched = self.state.db.take_touched();
-            if !touched.is_empty() && self.state.watchers > 0 {
+            // With nobody watching or blocked, the logs are cleared in place (keeping their
+            // allocations) instead of being looked at.
+            if self.state.watchers == 0 {
+                self.state.db.clear_touched();
+            } else {
+                let touched = self.state.db.take_touched();
                 for conn in self.state.conns.values_mut() {
                     if !conn.watch_dirty && touched.iter().any(|k| conn.watched.contains(k)) {
                         conn.watch_dirty = true;
                     }
                 }
+            }
+            if self.state.blocked_order.is_empty() {
+                self.state.db.clear_ready();
+                return;
             }
             let ready = self.state.db.take_ready();
             if ready.is_empty() {
@@ -907,6 +915,12 @@ impl Session {
         self.state.db.signal_ready(key);
         self.after_command(deliveries);
         Ok(first.map(|first| (first, last)))
+    }
+
+    /// The earliest deadline among blocked reads, if any has one (Unix ms on the session's
+    /// clock): when a host must next serve timeouts.
+    pub fn next_deadline(&self) -> Option<i64> {
+        self.state.blocked_order.iter().filter_map(|c| self.state.conns[c].blocked.as_ref()?.deadline).min()
     }
 
     /// Checks the engine's invariants and the session's own (blocked order matches blocked

@@ -176,6 +176,8 @@ struct Core {
     to_read: Vec<ConnId>,
     /// Clients with output to write at the end of the round.
     to_write: Vec<ConnId>,
+    /// Clients holding back a large incomplete request (`Client::held_until` is set).
+    held: Vec<ConnId>,
 }
 
 impl Core {
@@ -194,6 +196,49 @@ impl Core {
                 client.queued_write = true;
                 self.to_write.push(id);
             }
+        }
+    }
+
+    /// Writes what the client is owed, as much as its socket takes; closes it when it hung up
+    /// and everything is written.
+    fn write_client(&mut self, id: ConnId) {
+        let Some(client) = self.clients.get_mut(&id) else { return };
+        let mut failed = false;
+        while client.sent < client.output.len() {
+            match client.sock.write(&client.output[client.sent..]) {
+                Ok(0) => {
+                    failed = true;
+                    break;
+                }
+                Ok(n) => client.sent += n,
+                // The socket reports when it can take more.
+                Err(e) if e.kind() == io::ErrorKind::WouldBlock => break,
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                Err(_) => {
+                    failed = true;
+                    break;
+                }
+            }
+        }
+        if failed {
+            self.drop_client(id);
+            return;
+        }
+        if client.sent == client.output.len() {
+            client.sent = 0;
+            client.output.clear();
+            if client.output.capacity() > 64 * 1024 {
+                client.output = Vec::new();
+            }
+            if client.hangup {
+                self.drop_client(id);
+            } else if client.readable {
+                // Reading waited for the output to drain.
+                self.queue_read(id);
+            }
+        } else if client.sent > 64 * 1024 {
+            client.output.drain(..client.sent);
+            client.sent = 0;
         }
     }
 
@@ -367,6 +412,7 @@ impl Server {
                 clients: BTreeMap::new(),
                 to_read: Vec::new(),
                 to_write: Vec::new(),
+                held: Vec::new(),
             },
             settings: Settings {
                 debug: config.debug,
@@ -500,14 +546,13 @@ impl EventLoop {
         let now = Instant::now();
         let mut next: Option<Instant> = self.retry_accept;
         let mut sooner = |at: Instant| next = Some(next.map_or(at, |n| n.min(at)));
-        for client in self.core.clients.values() {
-            if let Some(at) = client.held_until {
+        for id in &self.core.held {
+            if let Some(at) = self.core.clients.get(id).and_then(|c| c.held_until) {
                 sooner(at);
             }
         }
         if self.settings.clock == ClockKind::System {
-            if let Some(deadline) = self.core.session.conns().filter_map(|c| c.blocked().and_then(|b| b.deadline)).min()
-            {
+            if let Some(deadline) = self.core.session.next_deadline() {
                 let wait = u64::try_from(deadline - system_ms()).unwrap_or(0);
                 // Wake a millisecond late rather than early: the deadline is in whole ms.
                 sooner(now + Duration::from_millis(wait + 1));
@@ -590,21 +635,24 @@ impl EventLoop {
 
     /// Reads once from every client queued for reading and runs what it sent.
     fn read_ready(&mut self) {
-        let now = Instant::now();
-        // Clients whose held-back input waited a whole pause are parsed now.
-        let held: Vec<ConnId> = self
-            .core
-            .clients
-            .iter()
-            .filter(|(_, c)| c.held_until.is_some_and(|at| at <= now))
-            .map(|(&id, _)| id)
-            .collect();
-        for id in held {
-            if let Some(client) = self.core.clients.get_mut(&id) {
-                client.held_until = None;
-                client.parse_at = 0;
-            }
-            self.core.queue_read(id);
+        if !self.core.held.is_empty() {
+            // Clients whose held-back input waited a whole pause are parsed now.
+            let now = Instant::now();
+            let mut held = std::mem::take(&mut self.core.held);
+            held.retain(|&id| match self.core.clients.get_mut(&id) {
+                Some(client) if client.held_until.is_some_and(|at| at <= now) => {
+                    client.held_until = None;
+                    client.parse_at = 0;
+                    if !client.queued_read {
+                        client.queued_read = true;
+                        self.core.to_read.push(id);
+                    }
+                    false
+                }
+                Some(client) => client.held_until.is_some(),
+                None => false,
+            });
+            self.core.held = held;
         }
         let ids = std::mem::take(&mut self.core.to_read);
         for id in ids {
@@ -665,7 +713,9 @@ impl EventLoop {
             }
             if got > 0 && client.input.len() < client.parse_at {
                 // Parse when the buffer has doubled, or as soon as the client pauses.
-                client.held_until = Some(Instant::now() + PAUSE);
+                if client.held_until.replace(Instant::now() + PAUSE).is_none() {
+                    self.core.held.push(id);
+                }
                 return;
             }
             if client.input.is_empty() || (got == 0 && client.parse_at > 0) {
@@ -693,9 +743,7 @@ impl EventLoop {
         if self.settings.clock != ClockKind::System {
             return;
         }
-        let now = system_ms();
-        let due = self.core.session.conns().filter_map(|c| c.blocked().and_then(|b| b.deadline)).any(|d| d <= now);
-        if !due {
+        if self.core.session.next_deadline().is_none_or(|deadline| deadline > system_ms()) {
             return;
         }
         let session = &mut self.core.session;
@@ -709,46 +757,9 @@ impl EventLoop {
     fn write_pending(&mut self) {
         let ids = std::mem::take(&mut self.core.to_write);
         for id in ids {
-            let Some(client) = self.core.clients.get_mut(&id) else { continue };
-            client.queued_write = false;
-            let mut failed = false;
-            while client.sent < client.output.len() {
-                match client.sock.write(&client.output[client.sent..]) {
-                    Ok(0) => {
-                        failed = true;
-                        break;
-                    }
-                    Ok(n) => client.sent += n,
-                    // The socket reports when it can take more.
-                    Err(e) if e.kind() == io::ErrorKind::WouldBlock => break,
-                    Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
-                    Err(_) => {
-                        failed = true;
-                        break;
-                    }
-                }
-            }
-            if failed {
-                self.core.drop_client(id);
-                continue;
-            }
-            if client.sent == client.output.len() {
-                client.sent = 0;
-                client.output.clear();
-                if client.output.capacity() > 64 * 1024 {
-                    client.output = Vec::new();
-                }
-                if client.hangup {
-                    self.core.drop_client(id);
-                    continue;
-                }
-                if client.readable {
-                    // Reading waited for the output to drain.
-                    self.core.queue_read(id);
-                }
-            } else if client.sent > 64 * 1024 {
-                client.output.drain(..client.sent);
-                client.sent = 0;
+            if let Some(client) = self.core.clients.get_mut(&id) {
+                client.queued_write = false;
+                self.core.write_client(id);
             }
         }
     }
@@ -801,7 +812,9 @@ impl EventLoop {
         if close {
             self.core.hang_up(id);
         } else if client.unsent() > 0 {
-            self.core.queue_write(id);
+            // Right away rather than at the end of the round: the client can send its next
+            // request while the loop goes on with the others.
+            self.core.write_client(id);
         }
     }
 
