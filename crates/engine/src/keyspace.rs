@@ -234,6 +234,17 @@ impl Keyspace {
         std::mem::take(&mut self.touched)
     }
 
+    /// Forgets the keys changed since the last take, keeping the log's allocation (for a
+    /// caller with nobody to tell).
+    pub fn clear_touched(&mut self) {
+        self.touched.clear();
+    }
+
+    /// Forgets the keys signalled ready since the last take, keeping the log's allocation.
+    pub fn clear_ready(&mut self) {
+        self.ready.clear();
+    }
+
     /// Takes the keys signalled ready since the last call.
     pub fn take_ready(&mut self) -> Vec<Vec<u8>> {
         std::mem::take(&mut self.ready)
@@ -270,5 +281,18 @@ mod tests {
         db.remove(b"s");
         assert_eq!(db.take_ready(), vec![b"s".to_vec()]);
         assert_eq!(db.take_touched(), vec![b"s".to_vec()]);
+    }
+
+    #[test]
+    fn cleared_logs_are_empty() {
+        let mut db = Keyspace::new();
+        db.touch(b"a");
+        db.signal_ready(b"a");
+        db.clear_touched();
+        assert!(db.take_touched().is_empty());
+        assert_eq!(db.take_ready(), vec![b"a".to_vec()]);
+        db.signal_ready(b"b");
+        db.clear_ready();
+        assert!(db.take_ready().is_empty());
     }
 }

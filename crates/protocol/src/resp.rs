@@ -159,9 +159,9 @@ pub fn encode(reply: &Reply, resp3: bool) -> Vec<u8> {
 
 /// Like [`encode`], appending to `out`.
 pub fn encode_into(reply: &Reply, resp3: bool, out: &mut Vec<u8>) {
-    fn header(out: &mut Vec<u8>, kind: u8, n: impl fmt::Display) {
+    fn header(out: &mut Vec<u8>, kind: u8, n: u64) {
         out.push(kind);
-        out.extend_from_slice(n.to_string().as_bytes());
+        push_decimal(out, n);
         out.extend_from_slice(b"\r\n");
     }
     fn line(out: &mut Vec<u8>, kind: u8, text: &str) {
@@ -170,7 +170,7 @@ pub fn encode_into(reply: &Reply, resp3: bool, out: &mut Vec<u8>) {
         out.extend_from_slice(b"\r\n");
     }
     fn blob(out: &mut Vec<u8>, kind: u8, parts: &[&[u8]]) {
-        header(out, kind, parts.iter().map(|p| p.len()).sum::<usize>());
+        header(out, kind, parts.iter().map(|p| p.len() as u64).sum::<u64>());
         for p in parts {
             out.extend_from_slice(p);
         }
@@ -179,7 +179,14 @@ pub fn encode_into(reply: &Reply, resp3: bool, out: &mut Vec<u8>) {
     match reply {
         Reply::Status(s) => line(out, b'+', s),
         Reply::Error(e) => line(out, b'-', e),
-        Reply::Integer(i) => header(out, b':', i),
+        Reply::Integer(i) => {
+            out.push(b':');
+            if *i < 0 {
+                out.push(b'-');
+            }
+            push_decimal(out, i.unsigned_abs());
+            out.extend_from_slice(b"\r\n");
+        }
         Reply::Bulk(b) => blob(out, b'$', &[b]),
         Reply::NullBulk if resp3 => out.extend_from_slice(b"_\r\n"),
         Reply::NullArray if resp3 => out.extend_from_slice(b"_\r\n"),
@@ -191,16 +198,16 @@ pub fn encode_into(reply: &Reply, resp3: bool, out: &mut Vec<u8>) {
                 Reply::Push(_) if resp3 => b'>',
                 _ => b'*',
             };
-            header(out, kind, items.len());
+            header(out, kind, items.len() as u64);
             for item in items {
                 encode_into(item, resp3, out);
             }
         }
         Reply::Map(pairs) => {
             if resp3 {
-                header(out, b'%', pairs.len());
+                header(out, b'%', pairs.len() as u64);
             } else {
-                header(out, b'*', pairs.len() * 2);
+                header(out, b'*', pairs.len() as u64 * 2);
             }
             for (k, v) in pairs {
                 encode_into(k, resp3, out);
@@ -214,6 +221,22 @@ pub fn encode_into(reply: &Reply, resp3: bool, out: &mut Vec<u8>) {
         Reply::Verbatim { format, text } if resp3 => blob(out, b'=', &[format, b":", text]),
         Reply::Verbatim { text, .. } => blob(out, b'$', &[text]),
     }
+}
+
+/// Appends `n` in decimal, as every length and integer on the wire is written. Replies are
+/// encoded for every command, so this avoids the formatting machinery and its allocation.
+pub(crate) fn push_decimal(out: &mut Vec<u8>, mut n: u64) {
+    let mut digits = [0u8; 20];
+    let mut start = digits.len();
+    loop {
+        start -= 1;
+        digits[start] = b'0' + (n % 10) as u8;
+        n /= 10;
+        if n == 0 {
+            break;
+        }
+    }
+    out.extend_from_slice(&digits[start..]);
 }
 
 /// Encodes a command as a multibulk request (`*N` then one `$len` bulk per argument), the form
@@ -583,6 +606,24 @@ mod tests {
 
     fn args(list: &[&[u8]]) -> Vec<Vec<u8>> {
         list.iter().map(|a| a.to_vec()).collect()
+    }
+
+    #[test]
+    fn integers_and_lengths_in_decimal() {
+        let cases: [(Reply, &[u8]); 6] = [
+            (Reply::Integer(0), b":0\r\n"),
+            (Reply::Integer(-7), b":-7\r\n"),
+            (Reply::Integer(i64::MIN), b":-9223372036854775808\r\n"),
+            (Reply::Integer(i64::MAX), b":9223372036854775807\r\n"),
+            (Reply::Bulk(vec![b'x'; 1234]), b"$1234\r\n"),
+            (Reply::Array(vec![Reply::Integer(10); 10]), b"*10\r\n:10\r\n"),
+        ];
+        for (reply, start) in cases {
+            assert!(encode(&reply, false).starts_with(start), "{reply:?}");
+        }
+        let mut out = Vec::new();
+        push_decimal(&mut out, u64::MAX);
+        assert_eq!(out, u64::MAX.to_string().as_bytes());
     }
 
     #[test]

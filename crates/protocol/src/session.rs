@@ -148,6 +148,9 @@ struct State {
     next_conn: ConnId,
     /// Connections in the order they blocked: the order Redis serves them in.
     blocked_order: Vec<ConnId>,
+    /// How many connections WATCH at least one key: with none, a command's changed keys need
+    /// no look at every connection. Kept by `watch` and `unwatch_all` only.
+    watchers: usize,
 }
 
 /// One engine, its clock and its connections, answering as one server profile.
@@ -176,7 +179,7 @@ impl Session {
         db.started_at = Some(now);
         db.rules = caps.counters;
         Session {
-            state: State { db, now, conns: BTreeMap::new(), next_conn: 1, blocked_order: Vec::new() },
+            state: State { db, now, conns: BTreeMap::new(), next_conn: 1, blocked_order: Vec::new(), watchers: 0 },
             clock,
             caps,
         }
@@ -222,6 +225,9 @@ impl Session {
 
     /// Closes a connection, dropping its subscriptions and any blocked read.
     pub fn disconnect(&mut self, id: ConnId) {
+        if self.state.conns.contains_key(&id) {
+            self.unwatch_all(id);
+        }
         self.state.conns.remove(&id);
         self.state.blocked_order.retain(|&c| c != id);
     }
@@ -331,6 +337,27 @@ impl Session {
         }
     }
 
+    /// Adds keys to a connection's WATCH list.
+    fn watch(&mut self, conn: ConnId, keys: &[Vec<u8>]) {
+        let c = self.conn_mut(conn);
+        let was_watching = !c.watched.is_empty();
+        c.watched.extend(keys.iter().cloned());
+        if !was_watching && !c.watched.is_empty() {
+            self.state.watchers += 1;
+        }
+    }
+
+    /// Forgets every key a connection watches, and whether one changed.
+    fn unwatch_all(&mut self, conn: ConnId) {
+        let c = self.conn_mut(conn);
+        let was_watching = !c.watched.is_empty();
+        c.watched.clear();
+        c.watch_dirty = false;
+        if was_watching {
+            self.state.watchers -= 1;
+        }
+    }
+
     fn conn_mut(&mut self, id: ConnId) -> &mut Conn {
         self.state.conns.get_mut(&id).expect("connection exists")
     }
@@ -341,18 +368,25 @@ impl Session {
             return;
         }
         let spec = command::check_call(&args, self.caps);
-        let name = args[0].to_ascii_lowercase();
+        // The table's names are lower case, so a known command needs no lowered copy.
+        let lowered;
+        let name: &[u8] = match spec {
+            Ok(spec) => spec.name.as_bytes(),
+            Err(_) => {
+                lowered = args[0].to_ascii_lowercase();
+                &lowered
+            }
+        };
         let in_multi = self.state.conns[&conn].multi.is_some();
-        if in_multi && self.caps.strict_multi && matches!(name.as_slice(), b"multi" | b"watch") {
+        if in_multi && self.caps.strict_multi && matches!(name, b"multi" | b"watch") {
             // Valkey refuses these inside a transaction like any forbidden command, and the
             // transaction fails.
             self.conn_mut(conn).multi.as_mut().expect("multi open").failed = true;
-            let error = CmdError::NotInTransaction(String::from_utf8_lossy(&name).into_owned());
+            let error = CmdError::NotInTransaction(String::from_utf8_lossy(name).into_owned());
             out.replies.push(Reply::Error(error.to_string()));
             return;
         }
-        let transaction_control =
-            matches!(name.as_slice(), b"exec" | b"discard" | b"multi" | b"watch" | b"quit" | b"reset");
+        let transaction_control = matches!(name, b"exec" | b"discard" | b"multi" | b"watch" | b"quit" | b"reset");
         if in_multi && !transaction_control {
             let reply = match spec {
                 Err(error) => {
@@ -372,10 +406,8 @@ impl Session {
             Err(error) if name == b"exec" => {
                 // A malformed EXEC ends the transaction on the spot, naming the reason; outside
                 // MULTI it answers the same way and still drops the connection's WATCHes.
-                let c = self.conn_mut(conn);
-                c.multi = None;
-                c.watched.clear();
-                c.watch_dirty = false;
+                self.conn_mut(conn).multi = None;
+                self.unwatch_all(conn);
                 out.replies.push(Reply::Error(CmdError::ExecAbortBecause(Box::new(error)).to_string()));
                 return;
             }
@@ -389,7 +421,7 @@ impl Session {
         };
         if self.state.conns[&conn].in_subscribed_context()
             && !matches!(
-                name.as_slice(),
+                name,
                 b"subscribe" | b"psubscribe" | b"unsubscribe" | b"punsubscribe" | b"ping" | b"quit" | b"reset"
             )
         {
@@ -412,7 +444,7 @@ impl Session {
                 }
                 Err(error) => out.replies.push(Reply::Error(error.to_string())),
             },
-            Run::Session => match self.run_session(conn, &name, &args, now, out) {
+            Run::Session => match self.run_session(conn, name, &args, now, out) {
                 Ok(()) => {}
                 Err(error) => out.replies.push(Reply::Error(error.to_string())),
             },
@@ -435,13 +467,21 @@ impl Session {
     /// keys were signalled, then running what those connections had queued meanwhile.
     fn after_command(&mut self, deliveries: &mut Vec<Delivery>) {
         loop {
-            let touched = self.state.db.take_touched();
-            if !touched.is_empty() {
+            // With nobody watching or blocked, the logs are cleared in place (keeping their
+            // allocations) instead of being looked at.
+            if self.state.watchers == 0 {
+                self.state.db.clear_touched();
+            } else {
+                let touched = self.state.db.take_touched();
                 for conn in self.state.conns.values_mut() {
                     if !conn.watch_dirty && touched.iter().any(|k| conn.watched.contains(k)) {
                         conn.watch_dirty = true;
                     }
                 }
+            }
+            if self.state.blocked_order.is_empty() {
+                self.state.db.clear_ready();
+                return;
             }
             let ready = self.state.db.take_ready();
             if ready.is_empty() {
@@ -518,27 +558,22 @@ impl Session {
                 out.replies.push(Reply::ok());
             }
             b"discard" => {
-                let c = self.conn_mut(conn);
-                if c.multi.take().is_none() {
+                if self.conn_mut(conn).multi.take().is_none() {
                     return Err(Msg::DiscardWithoutMulti.into());
                 }
-                c.watched.clear();
-                c.watch_dirty = false;
+                self.unwatch_all(conn);
                 out.replies.push(Reply::ok());
             }
             b"exec" => self.exec(conn, now, out)?,
             b"watch" => {
-                let c = self.conn_mut(conn);
-                if c.multi.is_some() {
+                if self.state.conns[&conn].multi.is_some() {
                     return Err(Msg::WatchInMulti.into());
                 }
-                c.watched.extend(args[1..].iter().cloned());
+                self.watch(conn, &args[1..]);
                 out.replies.push(Reply::ok());
             }
             b"unwatch" => {
-                let c = self.conn_mut(conn);
-                c.watched.clear();
-                c.watch_dirty = false;
+                self.unwatch_all(conn);
                 out.replies.push(Reply::ok());
             }
             b"subscribe" | b"psubscribe" => {
@@ -590,8 +625,8 @@ impl Session {
             b"reset" => {
                 self.unsubscribe(conn, false, &[], &mut Executed::default());
                 self.unsubscribe(conn, true, &[], &mut Executed::default());
-                let c = self.conn_mut(conn);
-                *c = Conn::new(conn);
+                self.unwatch_all(conn);
+                *self.conn_mut(conn) = Conn::new(conn);
                 out.replies.push(Reply::Status("RESET".into()));
             }
             b"client" => out.replies.push(self.client(conn, args)?),
@@ -605,8 +640,7 @@ impl Session {
         let c = self.conn_mut(conn);
         let Some(multi) = c.multi.take() else { return Err(Msg::ExecWithoutMulti.into()) };
         let dirty = c.watch_dirty;
-        c.watched.clear();
-        c.watch_dirty = false;
+        self.unwatch_all(conn);
         if multi.failed {
             return Err(CmdError::ExecAbort);
         }
@@ -883,6 +917,12 @@ impl Session {
         Ok(first.map(|first| (first, last)))
     }
 
+    /// The earliest deadline among blocked reads, if any has one (Unix ms on the session's
+    /// clock): when a host must next serve timeouts.
+    pub fn next_deadline(&self) -> Option<i64> {
+        self.state.blocked_order.iter().filter_map(|c| self.state.conns[c].blocked.as_ref()?.deadline).min()
+    }
+
     /// Checks the engine's invariants and the session's own (blocked order matches blocked
     /// connections).
     pub fn check_invariants(&self) -> Result<(), String> {
@@ -895,6 +935,10 @@ impl Session {
         let blocked = self.state.conns.values().filter(|c| c.blocked.is_some()).count();
         if blocked != self.state.blocked_order.len() {
             return Err("blocked connections and blocked order disagree".into());
+        }
+        let watchers = self.state.conns.values().filter(|c| !c.watched.is_empty()).count();
+        if watchers != self.state.watchers {
+            return Err(format!("{watchers} connections watch keys but the count says {}", self.state.watchers));
         }
         Ok(())
     }

@@ -32,6 +32,10 @@
 //! `config_file` and listener lines, and CLIENT LIST's `addr`, `laddr`, `fd`, `age`, `idle`
 //! and the `U` flag of Unix-socket clients.
 //!
+//! One thread serves everything, as in Redis: an epoll loop (through `mio`) reads the clients
+//! that are ready, runs their requests on the session and writes the replies. A client that
+//! leaves unread more than 1 MiB of replies is not read from until it catches up.
+//!
 //! # DEBUG and the virtual clock
 //!
 //! DEBUG is refused with Redis's "DEBUG command not allowed" error unless

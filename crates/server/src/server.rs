@@ -1,28 +1,28 @@
-//! Listeners, connections and the one `Mutex<Session>` they share.
+//! Listeners, connections and the session, served by one thread.
 //!
-//! Threads: one acceptor per listener, a reader and a writer per connection, and (on the
-//! system clock) one timer that serves blocked reads whose time ran out. Readers parse every
-//! complete request in their buffer and run the batch under the session lock; every reply
-//! is encoded and appended to its connection's output buffer while the lock is still held,
-//! so each socket receives its replies in the order the session produced them, whichever
-//! thread produced them. A reader writes its own replies itself once it has let go of the
-//! session (no thread hop on the request/reply path); the writer thread sends what other
-//! connections produce (served blocked reads, Pub/Sub messages) while the reader waits for
-//! input. Whoever writes holds the buffer's `flushing` flag, so bytes never interleave.
+//! Like Redis, the server is a single-threaded readiness loop (epoll through `mio`): one thread
+//! owns the `Session` and every socket. Each round it waits for readiness, accepts new
+//! clients, reads what ready clients sent, parses every complete request in a client's buffer
+//! and runs the batch, then serves blocked reads whose time ran out, and finally writes each
+//! client's pending output with one write. Replies, served blocked reads and Pub/Sub messages
+//! are encoded straight into the receiving client's output buffer in the order the session
+//! produced them, so every socket receives them in session order. Nothing is locked on the
+//! request path and no thread switch happens between a request and its reply.
 
 use std::collections::BTreeMap;
 use std::io::{self, Read, Write};
-use std::net::{IpAddr, Ipv4Addr, Ipv6Addr, Shutdown, SocketAddr, TcpListener, TcpStream};
+use std::net::{IpAddr, Ipv4Addr, Ipv6Addr, Shutdown, SocketAddr};
 use std::os::fd::AsRawFd;
 use std::os::unix::fs::PermissionsExt;
-use std::os::unix::net::{UnixListener, UnixStream};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Condvar, Mutex, MutexGuard};
+use std::sync::Arc;
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
+use mio::net::{TcpListener, TcpStream, UnixListener, UnixStream};
+use mio::{Events, Interest, Poll, Token, Waker};
 use streamlab_protocol::{
     encode, encode_into, parse_request, Clock, CmdError, ConnId, Delivery, ProtocolError, Reply, Session,
     VIRTUAL_EPOCH_MS,
@@ -39,8 +39,29 @@ const MAX_QUERY_BUFFER: usize = 1024 * 1024 * 1024;
 /// `client-output-buffer-limit` for Pub/Sub clients).
 const PUBSUB_OUTPUT_LIMIT: usize = 32 * 1024 * 1024;
 
-/// Requests run under one lock acquisition before the reader lets other connections in.
-const BATCH: usize = 256;
+/// A client with this much unsent output is not read from until it takes some: a client that
+/// pipelines without reading its replies waits, instead of growing the server's memory.
+const OUTPUT_BACKPRESSURE: usize = 1024 * 1024;
+
+/// How much one read takes from a socket. A read that fills it leaves the client marked
+/// readable for the next round, so one busy client cannot hold the loop.
+const READ_CHUNK: usize = 64 * 1024;
+
+/// An incomplete request larger than this is parsed again only when the buffer has doubled
+/// or the client paused: the parser starts from the request's first byte each time, so
+/// retrying after every read would cost quadratic time on a request of many arguments.
+const DEFER_PARSE_OVER: usize = 256 * 1024;
+
+/// How long a pause in a large request's bytes is before the buffer is parsed anyway.
+const PAUSE: Duration = Duration::from_millis(5);
+
+/// How long the loop waits before accepting again after accept() failed (out of descriptors).
+const ACCEPT_RETRY: Duration = Duration::from_millis(10);
+
+/// The token that wakes the loop for shutdown. Listeners count down from just below it;
+/// clients use their connection id (ids are never reused, so a late event for a closed client
+/// finds nothing).
+const WAKER: Token = Token(usize::MAX);
 
 /// Redis's answer when DEBUG is disabled.
 const DEBUG_NOT_ALLOWED: &str = "ERR DEBUG command not allowed. If the enable-debug-command option is set to \"local\", you can run it from a local connection, otherwise you need to set this option in the configuration file, and then restart the server.";
@@ -50,6 +71,14 @@ pub fn system_ms() -> i64 {
     SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, |d| i64::try_from(d.as_millis()).unwrap_or(i64::MAX))
 }
 
+fn listener_token(index: usize) -> Token {
+    Token(usize::MAX - 1 - index)
+}
+
+fn client_token(id: ConnId) -> Token {
+    Token(id as usize)
+}
+
 /// A connected socket of either family.
 enum Sock {
     Tcp(TcpStream),
@@ -57,25 +86,11 @@ enum Sock {
 }
 
 impl Sock {
-    fn try_clone(&self) -> io::Result<Sock> {
-        Ok(match self {
-            Sock::Tcp(s) => Sock::Tcp(s.try_clone()?),
-            Sock::Unix(s) => Sock::Unix(s.try_clone()?),
-        })
-    }
-
     fn shutdown(&self) {
         let _ = match self {
             Sock::Tcp(s) => s.shutdown(Shutdown::Both),
             Sock::Unix(s) => s.shutdown(Shutdown::Both),
         };
-    }
-
-    fn set_read_timeout(&self, timeout: Option<Duration>) -> io::Result<()> {
-        match self {
-            Sock::Tcp(s) => s.set_read_timeout(timeout),
-            Sock::Unix(s) => s.set_read_timeout(timeout),
-        }
     }
 
     fn fd(&self) -> i32 {
@@ -84,135 +99,25 @@ impl Sock {
             Sock::Unix(s) => s.as_raw_fd(),
         }
     }
-}
 
-impl Sock {
-    fn write_all_shared(&self, buf: &[u8]) -> io::Result<()> {
-        match self {
-            Sock::Tcp(s) => (&*s).write_all(buf),
-            Sock::Unix(s) => (&*s).write_all(buf),
-        }
-    }
-}
-
-impl Read for Sock {
     fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
         match self {
             Sock::Tcp(s) => s.read(buf),
             Sock::Unix(s) => s.read(buf),
         }
     }
-}
 
-/// A connection's outgoing bytes, appended under the session lock in session order.
-struct Output {
-    state: Mutex<OutState>,
-    /// Wakes the writer thread.
-    wake: Condvar,
-    sock: Sock,
-}
-
-#[derive(Default)]
-struct OutState {
-    buf: Vec<u8>,
-    /// Somebody is writing: only they touch the socket until it is clear again.
-    flushing: bool,
-    /// Close the connection once `buf` is written.
-    close: bool,
-    /// The socket failed or was closed: drop everything.
-    dead: bool,
-    /// The connection is gone from the session: the writer thread ends.
-    detached: bool,
-}
-
-impl Output {
-    fn new(sock: Sock) -> Output {
-        Output { state: Mutex::new(OutState::default()), wake: Condvar::new(), sock }
-    }
-
-    fn lock(&self) -> MutexGuard<'_, OutState> {
-        self.state.lock().unwrap_or_else(|e| e.into_inner())
-    }
-
-    /// Appends bytes; `notify` wakes the writer thread (for bytes nobody else will flush).
-    fn push(&self, bytes: &[u8], notify: bool) {
-        let mut state = self.lock();
-        if state.dead || state.close || bytes.is_empty() {
-            return;
-        }
-        state.buf.extend_from_slice(bytes);
-        if notify && !state.flushing {
-            self.wake.notify_one();
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        match self {
+            Sock::Tcp(s) => s.write(buf),
+            Sock::Unix(s) => s.write(buf),
         }
     }
 
-    /// Asks for the connection to be closed after what is queued.
-    fn close(&self, notify: bool) {
-        let mut state = self.lock();
-        state.close = true;
-        if notify && !state.flushing {
-            self.wake.notify_one();
-        }
-    }
-
-    /// Bytes waiting to be written.
-    fn pending(&self) -> usize {
-        self.lock().buf.len()
-    }
-
-    /// Ends the writer thread (the connection left the session).
-    fn detach(&self) {
-        self.lock().detached = true;
-        self.wake.notify_one();
-    }
-
-    /// Shuts the socket down from outside (server shutdown).
-    fn kill(&self) {
-        let mut state = self.lock();
-        state.dead = true;
-        state.detached = true;
-        state.buf = Vec::new();
-        self.sock.shutdown();
-        self.wake.notify_one();
-    }
-
-    /// Writes everything queued, unless somebody else is already writing (they will write it).
-    fn flush(&self) {
-        let mut state = self.lock();
-        if state.flushing {
-            return;
-        }
-        state.flushing = true;
-        loop {
-            if state.dead {
-                state.buf = Vec::new();
-                break;
-            }
-            if state.buf.is_empty() {
-                if state.close {
-                    state.dead = true;
-                    self.sock.shutdown();
-                }
-                break;
-            }
-            let data = std::mem::take(&mut state.buf);
-            drop(state);
-            let written = self.sock.write_all_shared(&data);
-            state = self.lock();
-            if written.is_err() {
-                // The client is gone: make its reader notice.
-                state.dead = true;
-                self.sock.shutdown();
-            } else if state.buf.is_empty() && data.capacity() <= 64 * 1024 {
-                // Keep the allocation for the next reply.
-                state.buf = data;
-                state.buf.clear();
-            }
-        }
-        state.flushing = false;
-        if state.detached {
-            // The writer thread may be waiting for this flush to end.
-            self.wake.notify_one();
+    fn source(&mut self) -> &mut dyn mio::event::Source {
+        match self {
+            Sock::Tcp(s) => s,
+            Sock::Unix(s) => s,
         }
     }
 }
@@ -221,13 +126,13 @@ impl Output {
 enum Closing {
     /// Send these bytes, then close (QUIT, a protocol error).
     Pending(Vec<u8>),
-    /// Already handed to the writer.
+    /// Already queued for sending.
     Sent,
 }
 
-/// The server's side of a connection: its writer and what CLIENT LIST shows about it.
+/// A client: its socket, its buffers and what CLIENT LIST shows about it.
 struct Client {
-    out: Arc<Output>,
+    sock: Sock,
     addr: String,
     laddr: String,
     fd: i32,
@@ -237,11 +142,124 @@ struct Client {
     created: Instant,
     last_command: Instant,
     closing: Option<Closing>,
+    /// Received bytes not parsed yet.
+    input: Vec<u8>,
+    /// Encoded replies not written yet; `output[sent..]` is what is left.
+    output: Vec<u8>,
+    sent: usize,
+    /// The socket may hold unread bytes (mio reports readiness once per change).
+    readable: bool,
+    /// Queued in `Core::to_read` / `Core::to_write` (so it is queued once).
+    queued_read: bool,
+    queued_write: bool,
+    /// Parse again once the input reaches this size (0: after every read) ...
+    parse_at: usize,
+    /// ... or when no byte came for a `PAUSE` (the deadline, while bytes are held back).
+    held_until: Option<Instant>,
+    /// Input is read (to notice the client leaving) but no longer run.
+    discarding: bool,
+    /// The client is gone from the session: close once `output` is written.
+    hangup: bool,
 }
 
+impl Client {
+    fn unsent(&self) -> usize {
+        self.output.len() - self.sent
+    }
+}
+
+/// Everything the loop thread owns and changes.
 struct Core {
     session: Session,
     clients: BTreeMap<ConnId, Client>,
+    /// Clients with input to read or parse this round.
+    to_read: Vec<ConnId>,
+    /// Clients with output to write at the end of the round.
+    to_write: Vec<ConnId>,
+    /// Clients holding back a large incomplete request (`Client::held_until` is set).
+    held: Vec<ConnId>,
+}
+
+impl Core {
+    fn queue_read(&mut self, id: ConnId) {
+        if let Some(client) = self.clients.get_mut(&id) {
+            if !client.queued_read {
+                client.queued_read = true;
+                self.to_read.push(id);
+            }
+        }
+    }
+
+    fn queue_write(&mut self, id: ConnId) {
+        if let Some(client) = self.clients.get_mut(&id) {
+            if !client.queued_write {
+                client.queued_write = true;
+                self.to_write.push(id);
+            }
+        }
+    }
+
+    /// Writes what the client is owed, as much as its socket takes; closes it when it hung up
+    /// and everything is written.
+    fn write_client(&mut self, id: ConnId) {
+        let Some(client) = self.clients.get_mut(&id) else { return };
+        let mut failed = false;
+        while client.sent < client.output.len() {
+            match client.sock.write(&client.output[client.sent..]) {
+                Ok(0) => {
+                    failed = true;
+                    break;
+                }
+                Ok(n) => client.sent += n,
+                // The socket reports when it can take more.
+                Err(e) if e.kind() == io::ErrorKind::WouldBlock => break,
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                Err(_) => {
+                    failed = true;
+                    break;
+                }
+            }
+        }
+        if failed {
+            self.drop_client(id);
+            return;
+        }
+        if client.sent == client.output.len() {
+            client.sent = 0;
+            client.output.clear();
+            if client.output.capacity() > 64 * 1024 {
+                client.output = Vec::new();
+            }
+            if client.hangup {
+                self.drop_client(id);
+            } else if client.readable {
+                // Reading waited for the output to drain.
+                self.queue_read(id);
+            }
+        } else if client.sent > 64 * 1024 {
+            client.output.drain(..client.sent);
+            client.sent = 0;
+        }
+    }
+
+    /// The client leaves the session now; its socket closes once what is queued is written.
+    fn hang_up(&mut self, id: ConnId) {
+        self.session.disconnect(id);
+        if let Some(client) = self.clients.get_mut(&id) {
+            client.hangup = true;
+            client.discarding = true;
+            client.input = Vec::new();
+        }
+        self.queue_write(id);
+    }
+
+    /// The client leaves at once, whatever it had queued.
+    fn drop_client(&mut self, id: ConnId) {
+        self.session.disconnect(id);
+        if let Some(client) = self.clients.remove(&id) {
+            client.sock.shutdown();
+        }
+    }
 }
 
 /// What INFO reports about the process (the session cannot know it).
@@ -252,23 +270,18 @@ struct ProcessInfo {
     config_file: String,
 }
 
-struct Shared {
-    core: Mutex<Core>,
-    /// Wakes the timer when a read blocks (or at shutdown).
-    wake: Condvar,
-    stop: AtomicBool,
+/// What the loop reads but never changes.
+struct Settings {
     debug: DebugAccess,
     clock: ClockKind,
     log: bool,
     info: ProcessInfo,
 }
 
-/// How a reader goes on after a batch.
-enum Flow {
-    Continue,
-    /// Keep reading (to notice the client leaving) but run nothing more.
-    Discard,
-    Stop,
+/// Shared between the loop thread and the [`Server`] handle.
+struct Shared {
+    stop: AtomicBool,
+    waker: Waker,
 }
 
 /// How one request ended.
@@ -290,9 +303,7 @@ pub struct Server {
     shared: Arc<Shared>,
     tcp: Vec<SocketAddr>,
     unix: Option<PathBuf>,
-    acceptors: Vec<JoinHandle<()>>,
-    timer: Option<JoinHandle<()>>,
-    stopped: bool,
+    looper: Option<JoinHandle<()>>,
 }
 
 impl Server {
@@ -329,12 +340,13 @@ impl Server {
                         }
                     },
                 };
-                match TcpListener::bind((ip, port)) {
+                match std::net::TcpListener::bind((ip, port)) {
                     Ok(listener) => {
                         let addr = listener.local_addr()?;
                         port = addr.port();
                         tcp.push(addr);
-                        listeners.push(Listener::Tcp(listener));
+                        listener.set_nonblocking(true)?;
+                        listeners.push(Listener::Tcp(TcpListener::from_std(listener)));
                     }
                     Err(_) if optional => {}
                     Err(e) => {
@@ -380,37 +392,43 @@ impl Server {
             ClockKind::System => Clock::Host(system_ms),
             ClockKind::Virtual => Clock::Virtual(VIRTUAL_EPOCH_MS),
         };
-        let shared = Arc::new(Shared {
-            core: Mutex::new(Core { session: Session::with_profile(clock, config.profile), clients: BTreeMap::new() }),
-            wake: Condvar::new(),
-            stop: AtomicBool::new(false),
-            debug: config.debug,
-            clock: config.clock,
-            log: config.log,
-            info: ProcessInfo {
-                tcp_port,
-                listeners: lines.into_iter().enumerate().map(|(i, l)| format!("listener{i}:{l}")).collect(),
-                executable: std::env::current_exe().map(|p| p.display().to_string()).unwrap_or_default(),
-                config_file: config.config_file.as_ref().map(|p| p.display().to_string()).unwrap_or_default(),
-            },
-        });
-        let mut acceptors = Vec::new();
-        for listener in listeners {
-            let shared = Arc::clone(&shared);
-            acceptors.push(
-                std::thread::Builder::new()
-                    .name("streamlab-accept".into())
-                    .spawn(move || accept_loop(&shared, listener))?,
-            );
+        let poll = Poll::new()?;
+        for (i, listener) in listeners.iter_mut().enumerate() {
+            let source: &mut dyn mio::event::Source = match listener {
+                Listener::Tcp(l) => l,
+                Listener::Unix(l) => l,
+            };
+            poll.registry().register(source, listener_token(i), Interest::READABLE)?;
         }
-        let timer = match config.clock {
-            ClockKind::System => {
-                let shared = Arc::clone(&shared);
-                Some(std::thread::Builder::new().name("streamlab-timer".into()).spawn(move || timer(&shared))?)
-            }
-            ClockKind::Virtual => None,
+        let shared = Arc::new(Shared { stop: AtomicBool::new(false), waker: Waker::new(poll.registry(), WAKER)? });
+        let event_loop = EventLoop {
+            poll,
+            listeners,
+            retry_accept: None,
+            chunk: vec![0; READ_CHUNK],
+            requests: Vec::new(),
+            core: Core {
+                session: Session::with_profile(clock, config.profile),
+                clients: BTreeMap::new(),
+                to_read: Vec::new(),
+                to_write: Vec::new(),
+                held: Vec::new(),
+            },
+            settings: Settings {
+                debug: config.debug,
+                clock: config.clock,
+                log: config.log,
+                info: ProcessInfo {
+                    tcp_port,
+                    listeners: lines.into_iter().enumerate().map(|(i, l)| format!("listener{i}:{l}")).collect(),
+                    executable: std::env::current_exe().map(|p| p.display().to_string()).unwrap_or_default(),
+                    config_file: config.config_file.as_ref().map(|p| p.display().to_string()).unwrap_or_default(),
+                },
+            },
+            shared: Arc::clone(&shared),
         };
-        Ok(Server { shared, tcp, unix, acceptors, timer, stopped: false })
+        let looper = std::thread::Builder::new().name("streamlab-loop".into()).spawn(move || event_loop.run())?;
+        Ok(Server { shared, tcp, unix, looper: Some(looper) })
     }
 
     /// The TCP port listened on, if TCP is on (the real one when it was picked by the system).
@@ -435,43 +453,14 @@ impl Server {
     }
 
     fn stop(&mut self) {
-        if self.stopped {
-            return;
-        }
-        self.stopped = true;
+        let Some(looper) = self.looper.take() else { return };
         self.shared.stop.store(true, Ordering::SeqCst);
-        // Acceptors sit in accept(): a connection of our own wakes each one up.
-        let mut woken = true;
-        for addr in &self.tcp {
-            let ip = match addr.ip() {
-                IpAddr::V4(ip) if ip.is_unspecified() => IpAddr::V4(Ipv4Addr::LOCALHOST),
-                IpAddr::V6(ip) if ip.is_unspecified() => IpAddr::V6(Ipv6Addr::LOCALHOST),
-                ip => ip,
-            };
-            woken &= TcpStream::connect_timeout(&SocketAddr::new(ip, addr.port()), Duration::from_secs(1)).is_ok();
-        }
-        if let Some(path) = &self.unix {
-            woken &= UnixStream::connect(path).is_ok();
-        }
-        for acceptor in self.acceptors.drain(..) {
-            // An acceptor that could not be woken is left behind rather than waited for.
-            if woken {
-                let _ = acceptor.join();
-            }
+        // The loop closes the listeners and every client before it returns.
+        if self.shared.waker.wake().is_ok() {
+            let _ = looper.join();
         }
         if let Some(path) = &self.unix {
             let _ = std::fs::remove_file(path);
-        }
-        {
-            let mut core = self.shared.lock();
-            for client in core.clients.values() {
-                client.out.kill();
-            }
-            core.clients.clear();
-        }
-        self.shared.wake.notify_all();
-        if let Some(timer) = self.timer.take() {
-            let _ = timer.join();
         }
     }
 }
@@ -482,345 +471,362 @@ impl Drop for Server {
     }
 }
 
-fn accept_loop(shared: &Arc<Shared>, listener: Listener) {
-    loop {
-        let accepted = match &listener {
-            Listener::Tcp(l) => l.accept().and_then(|(s, peer)| {
-                let local = s.local_addr()?;
-                let _ = s.set_nodelay(true);
-                Ok((Sock::Tcp(s), peer.to_string(), local.to_string(), false, peer.ip().is_loopback()))
-            }),
-            Listener::Unix(l) => l.accept().and_then(|(s, _)| {
-                let path = s.local_addr()?.as_pathname().map(|p| p.display().to_string()).unwrap_or_default();
-                Ok((Sock::Unix(s), format!("{path}:0"), format!("{path}:0"), true, true))
-            }),
-        };
-        if shared.stop.load(Ordering::SeqCst) {
-            return;
-        }
-        match accepted {
-            Ok((sock, addr, laddr, unix, local)) => {
-                if let Err(e) = spawn_client(shared, sock, addr, laddr, unix, local) {
-                    log::line(shared.log, Level::Warning, &format!("Error registering a client: {e}"));
-                }
-            }
-            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
-            Err(e) => {
-                log::line(shared.log, Level::Warning, &format!("Accepting client connection: {e}"));
-                std::thread::sleep(Duration::from_millis(10));
-            }
-        }
-    }
+/// The loop thread's state.
+struct EventLoop {
+    poll: Poll,
+    listeners: Vec<Listener>,
+    /// When to try accepting again after accept() failed.
+    retry_accept: Option<Instant>,
+    /// One read buffer for every client.
+    chunk: Vec<u8>,
+    /// The requests of the batch being run (kept for its allocation).
+    requests: Vec<Vec<Vec<u8>>>,
+    core: Core,
+    settings: Settings,
+    shared: Arc<Shared>,
 }
 
-fn spawn_client(
-    shared: &Arc<Shared>,
-    sock: Sock,
-    addr: String,
-    laddr: String,
-    unix: bool,
-    local: bool,
-) -> io::Result<()> {
-    let out = Arc::new(Output::new(sock.try_clone()?));
-    let now = Instant::now();
-    let fd = sock.fd();
-    let id = {
-        let mut core = shared.lock();
-        let id = core.session.connect();
-        let client = Client {
-            out: Arc::clone(&out),
-            addr,
-            laddr,
-            fd,
-            unix,
-            local,
-            created: now,
-            last_command: now,
-            closing: None,
-        };
-        core.clients.insert(id, client);
-        id
-    };
-    let writer_out = Arc::clone(&out);
-    let spawned = std::thread::Builder::new()
-        .name(format!("streamlab-w{id}"))
-        .stack_size(128 * 1024)
-        .spawn(move || writer(&writer_out))
-        .and_then(|_| {
-            let shared = Arc::clone(shared);
-            std::thread::Builder::new()
-                .name(format!("streamlab-r{id}"))
-                .stack_size(1024 * 1024)
-                .spawn(move || reader(&shared, id, sock, &out))
-        });
-    if let Err(e) = spawned {
-        shared.disconnect(id);
-        return Err(e);
-    }
-    Ok(())
-}
-
-/// Sends what other connections produce for this one while its reader waits for input.
-fn writer(out: &Output) {
-    loop {
-        {
-            let mut state = out.lock();
-            while !state.dead && (state.flushing || (state.buf.is_empty() && !state.close && !state.detached)) {
-                state = out.wake.wait(state).unwrap_or_else(|e| e.into_inner());
-            }
-            if state.dead || (state.detached && state.buf.is_empty()) {
-                return;
-            }
-        }
-        out.flush();
-    }
-}
-
-/// An incomplete request larger than this is parsed again only when the buffer has doubled
-/// or the client paused: the parser starts from the request's first byte each time, so
-/// retrying after every read would cost quadratic time on a request of many arguments.
-const DEFER_PARSE_OVER: usize = 256 * 1024;
-
-/// How long a pause in a large request's bytes is before the buffer is parsed anyway.
-const PAUSE: Duration = Duration::from_millis(5);
-
-fn reader(shared: &Arc<Shared>, id: ConnId, mut sock: Sock, out: &Output) {
-    let mut buf: Vec<u8> = Vec::new();
-    let mut chunk = vec![0u8; 64 * 1024];
-    let mut discarding = false;
-    // Parse again once the buffer reaches this size (0: after every read) ...
-    let mut parse_at = 0;
-    // ... or when a read times out: a read timeout is set while bytes are held back.
-    let mut waiting = false;
-    loop {
-        let n = match sock.read(&mut chunk) {
-            Ok(0) => break,
-            Ok(n) => n,
-            Err(e) if waiting && matches!(e.kind(), io::ErrorKind::WouldBlock | io::ErrorKind::TimedOut) => {
-                parse_at = 0;
-                0
-            }
-            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
-            Err(_) => break,
-        };
-        if discarding {
-            continue;
-        }
-        buf.extend_from_slice(&chunk[..n]);
-        if buf.len() > MAX_QUERY_BUFFER {
-            log::line(shared.log, Level::Warning, "Closing client that reached max query buffer length");
-            break;
-        }
-        if buf.len() < parse_at {
-            // Parse when the buffer has doubled, or as soon as the client pauses.
-            if !waiting {
-                waiting = true;
-                let _ = sock.set_read_timeout(Some(PAUSE));
-            }
-            continue;
-        }
-        if waiting {
-            waiting = false;
-            let _ = sock.set_read_timeout(None);
-        }
-        let mut requests = Vec::new();
-        let mut used = 0;
-        let mut error = None;
+impl EventLoop {
+    fn run(mut self) {
+        let mut events = Events::with_capacity(1024);
         loop {
-            match parse_request(&buf[used..]) {
-                Ok(Some((args, n))) => {
-                    used += n;
-                    if !args.is_empty() {
-                        requests.push(args);
-                    }
+            let timeout = self.timeout();
+            if let Err(e) = self.poll.poll(&mut events, timeout) {
+                if e.kind() != io::ErrorKind::Interrupted {
+                    log::line(self.settings.log, Level::Warning, &format!("Event loop: {e}"));
+                    std::thread::sleep(ACCEPT_RETRY);
                 }
-                Ok(None) => break,
-                Err(e) => {
-                    error = Some(e);
-                    break;
-                }
+                continue;
             }
-        }
-        buf.drain(..used);
-        if buf.capacity() > 1024 * 1024 && buf.len() < 64 * 1024 {
-            buf.shrink_to(64 * 1024);
-        }
-        let defer = error.is_none() && buf.len() > DEFER_PARSE_OVER;
-        parse_at = if defer { buf.len() * 2 } else { 0 };
-        if requests.is_empty() && error.is_none() {
-            continue;
-        }
-        let flow = shared.run(id, out, requests, error);
-        // Our own replies go out from this thread, outside the session lock.
-        out.flush();
-        match flow {
-            Flow::Continue => {}
-            Flow::Discard => {
-                discarding = true;
-                buf = Vec::new();
-            }
-            Flow::Stop => break,
-        }
-    }
-    shared.disconnect(id);
-}
-
-/// Serves the blocked reads whose deadline passed, sleeping until the next deadline.
-fn timer(shared: &Arc<Shared>) {
-    let mut core = shared.lock();
-    loop {
-        if shared.stop.load(Ordering::SeqCst) {
-            return;
-        }
-        let next = core.session.conns().filter_map(|c| c.blocked().and_then(|b| b.deadline)).min();
-        let now = system_ms();
-        core = match next {
-            Some(deadline) if deadline <= now => {
-                let session = &mut core.session;
-                let Ok(deliveries) = catch_unwind(AssertUnwindSafe(|| session.advance(0))) else {
-                    log::line(shared.log, Level::Warning, "Internal error while serving blocked reads");
-                    return;
-                };
-                route(&mut core, None, deliveries, &mut Vec::new());
-                core
-            }
-            Some(deadline) => {
-                let wait = Duration::from_millis(u64::try_from(deadline - now).unwrap_or(0));
-                shared.wake.wait_timeout(core, wait).unwrap_or_else(|e| e.into_inner()).0
-            }
-            None => shared.wake.wait(core).unwrap_or_else(|e| e.into_inner()),
-        };
-    }
-}
-
-/// Sends deliveries to their connections. Those for `own` (the connection whose command is
-/// running) go into its reply buffer, after its own replies, as Redis sends pushes after the
-/// reply of the command that caused them. A connection that asked to close while blocked is
-/// closed once its wait is over.
-fn route(core: &mut Core, own: Option<ConnId>, deliveries: Vec<Delivery>, own_buf: &mut Vec<u8>) {
-    let mut touched: Vec<ConnId> = Vec::new();
-    for delivery in deliveries {
-        let resp3 = core.session.conn(delivery.conn).is_some_and(|c| c.resp == 3);
-        if Some(delivery.conn) == own {
-            encode_into(&delivery.reply, resp3, own_buf);
-        } else if let Some(client) = core.clients.get(&delivery.conn) {
-            client.out.push(&encode(&delivery.reply, resp3), true);
-            let subscriber =
-                core.session.conn(delivery.conn).is_some_and(|c| !c.channels().is_empty() || !c.patterns().is_empty());
-            if subscriber && client.out.pending() > PUBSUB_OUTPUT_LIMIT {
-                // Redis's hard limit for Pub/Sub clients that do not read their messages.
-                client.out.kill();
-            }
-            if !touched.contains(&delivery.conn) {
-                touched.push(delivery.conn);
-            }
-        }
-    }
-    for conn in touched {
-        let blocked = core.session.conn(conn).is_some_and(|c| c.blocked().is_some());
-        if let Some(client) = core.clients.get_mut(&conn) {
-            if !blocked && matches!(client.closing, Some(Closing::Pending(_))) {
-                if let Some(Closing::Pending(bytes)) = client.closing.replace(Closing::Sent) {
-                    client.out.push(&bytes, true);
-                    client.out.close(true);
-                }
-            }
-        }
-    }
-}
-
-fn is(arg: &[u8], word: &str) -> bool {
-    arg.eq_ignore_ascii_case(word.as_bytes())
-}
-
-/// Replies the server completes with what only it knows.
-enum Patch {
-    None,
-    Info,
-    ClientList,
-}
-
-impl Shared {
-    fn lock(&self) -> MutexGuard<'_, Core> {
-        // A panic is caught inside the lock, so poisoning is not expected; if it happens the
-        // session is still the best state there is.
-        self.core.lock().unwrap_or_else(|e| e.into_inner())
-    }
-
-    fn disconnect(&self, id: ConnId) {
-        let mut core = self.lock();
-        core.session.disconnect(id);
-        if let Some(client) = core.clients.remove(&id) {
-            // The writer ends once it has written what is queued.
-            client.out.detach();
-        }
-    }
-
-    /// Runs a batch of requests from one connection, then reports a protocol error that
-    /// followed them, if any.
-    /// Replies are left in `out` for the caller to flush once the lock is released.
-    fn run(&self, id: ConnId, out: &Output, requests: Vec<Vec<Vec<u8>>>, error: Option<ProtocolError>) -> Flow {
-        let mut core = self.lock();
-        let mut own = Vec::new();
-        for (i, args) in requests.into_iter().enumerate() {
-            if i > 0 && i % BATCH == 0 {
-                out.push(&std::mem::take(&mut own), false);
-                drop(core);
-                out.flush();
-                core = self.lock();
-            }
-            let Some(client) = core.clients.get(&id) else { return Flow::Stop };
-            if client.closing.is_some() {
+            if self.shared.stop.load(Ordering::SeqCst) {
                 break;
             }
-            match self.run_one(&mut core, id, args, &mut own) {
-                Step::Go => {}
-                Step::Close => {
-                    out.push(&own, false);
-                    out.close(false);
-                    return Flow::Stop;
+            for event in events.iter() {
+                match event.token() {
+                    WAKER => {}
+                    Token(t) if t >= usize::MAX - self.listeners.len() => self.accept(usize::MAX - 1 - t),
+                    Token(t) => {
+                        let id = t as ConnId;
+                        let Some(client) = self.core.clients.get_mut(&id) else { continue };
+                        let read = event.is_readable() || event.is_read_closed() || event.is_error();
+                        client.readable |= read;
+                        let write = event.is_writable() && client.unsent() > 0;
+                        if read {
+                            self.core.queue_read(id);
+                        }
+                        if write {
+                            self.core.queue_write(id);
+                        }
+                    }
                 }
-                Step::Abort => {
-                    out.close(false);
-                    return Flow::Stop;
+            }
+            if self.retry_accept.is_some_and(|at| at <= Instant::now()) {
+                self.retry_accept = None;
+                for i in 0..self.listeners.len() {
+                    self.accept(i);
+                }
+            }
+            self.read_ready();
+            self.serve_timeouts();
+            self.write_pending();
+        }
+        // Shutdown: the listeners close as they drop; every client is cut off.
+        self.listeners.clear();
+        for client in self.core.clients.values() {
+            client.sock.shutdown();
+        }
+    }
+
+    /// How long the next poll may wait: not at all while a client has unread input, else
+    /// until the next blocked read's deadline, held-back parse or accept retry.
+    fn timeout(&self) -> Option<Duration> {
+        if !self.core.to_read.is_empty() || !self.core.to_write.is_empty() {
+            return Some(Duration::ZERO);
+        }
+        let now = Instant::now();
+        let mut next: Option<Instant> = self.retry_accept;
+        let mut sooner = |at: Instant| next = Some(next.map_or(at, |n| n.min(at)));
+        for id in &self.core.held {
+            if let Some(at) = self.core.clients.get(id).and_then(|c| c.held_until) {
+                sooner(at);
+            }
+        }
+        if self.settings.clock == ClockKind::System {
+            if let Some(deadline) = self.core.session.next_deadline() {
+                let wait = u64::try_from(deadline - system_ms()).unwrap_or(0);
+                // Wake a millisecond late rather than early: the deadline is in whole ms.
+                sooner(now + Duration::from_millis(wait + 1));
+            }
+        }
+        next.map(|at| at.saturating_duration_since(now))
+    }
+
+    fn accept(&mut self, index: usize) {
+        loop {
+            if self.shared.stop.load(Ordering::SeqCst) {
+                return;
+            }
+            let accepted = match &self.listeners[index] {
+                Listener::Tcp(l) => l.accept().and_then(|(s, peer)| {
+                    let local = s.local_addr()?;
+                    let _ = s.set_nodelay(true);
+                    Ok((Sock::Tcp(s), peer.to_string(), local.to_string(), false, peer.ip().is_loopback()))
+                }),
+                Listener::Unix(l) => l.accept().and_then(|(s, _)| {
+                    let local = s.local_addr()?;
+                    let path = local.as_pathname().map(|p| p.display().to_string()).unwrap_or_default();
+                    Ok((Sock::Unix(s), format!("{path}:0"), format!("{path}:0"), true, true))
+                }),
+            };
+            match accepted {
+                Ok((sock, addr, laddr, unix, local)) => {
+                    if let Err(e) = self.register(sock, addr, laddr, unix, local) {
+                        log::line(self.settings.log, Level::Warning, &format!("Error registering a client: {e}"));
+                    }
+                }
+                Err(e) if e.kind() == io::ErrorKind::WouldBlock => return,
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                Err(e) => {
+                    log::line(self.settings.log, Level::Warning, &format!("Accepting client connection: {e}"));
+                    self.retry_accept = Some(Instant::now() + ACCEPT_RETRY);
+                    return;
                 }
             }
         }
-        let blocked = core.session.conn(id).is_some_and(|c| c.blocked().is_some());
-        if let Some(error) = error {
-            let resp3 = core.session.conn(id).is_some_and(|c| c.resp == 3);
+    }
+
+    fn register(&mut self, mut sock: Sock, addr: String, laddr: String, unix: bool, local: bool) -> io::Result<()> {
+        let id = self.core.session.next_conn_id();
+        // Readable and writable once, for good: readiness is reported when it changes, so a
+        // writable socket costs nothing until a write could not finish.
+        self.poll.registry().register(sock.source(), client_token(id), Interest::READABLE | Interest::WRITABLE)?;
+        let connected = self.core.session.connect();
+        debug_assert_eq!(connected, id);
+        let now = Instant::now();
+        let fd = sock.fd();
+        self.core.clients.insert(
+            id,
+            Client {
+                sock,
+                addr,
+                laddr,
+                fd,
+                unix,
+                local,
+                created: now,
+                last_command: now,
+                closing: None,
+                input: Vec::new(),
+                output: Vec::new(),
+                sent: 0,
+                readable: true,
+                queued_read: false,
+                queued_write: false,
+                parse_at: 0,
+                held_until: None,
+                discarding: false,
+                hangup: false,
+            },
+        );
+        // Bytes may have come before the registration.
+        self.core.queue_read(id);
+        Ok(())
+    }
+
+    /// Reads once from every client queued for reading and runs what it sent.
+    fn read_ready(&mut self) {
+        if !self.core.held.is_empty() {
+            // Clients whose held-back input waited a whole pause are parsed now.
+            let now = Instant::now();
+            let mut held = std::mem::take(&mut self.core.held);
+            held.retain(|&id| match self.core.clients.get_mut(&id) {
+                Some(client) if client.held_until.is_some_and(|at| at <= now) => {
+                    client.held_until = None;
+                    client.parse_at = 0;
+                    if !client.queued_read {
+                        client.queued_read = true;
+                        self.core.to_read.push(id);
+                    }
+                    false
+                }
+                Some(client) => client.held_until.is_some(),
+                None => false,
+            });
+            self.core.held = held;
+        }
+        let ids = std::mem::take(&mut self.core.to_read);
+        for id in ids {
+            if let Some(client) = self.core.clients.get_mut(&id) {
+                client.queued_read = false;
+            }
+            self.read_client(id);
+        }
+    }
+
+    fn read_client(&mut self, id: ConnId) {
+        let Some(client) = self.core.clients.get_mut(&id) else { return };
+        if client.hangup {
+            return;
+        }
+        let mut got = 0;
+        if client.readable && client.unsent() < OUTPUT_BACKPRESSURE {
+            match client.sock.read(&mut self.chunk) {
+                Ok(0) => {
+                    // The client is done sending; what it is owed is still written.
+                    self.core.hang_up(id);
+                    return;
+                }
+                Ok(n) => {
+                    got = n;
+                    // A short read emptied the socket; more bytes will be reported. A full
+                    // one may have left some: come back next round.
+                    if n == self.chunk.len() {
+                        self.core.queue_read(id);
+                    } else {
+                        client.readable = false;
+                    }
+                }
+                Err(e) if e.kind() == io::ErrorKind::WouldBlock => client.readable = false,
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => self.core.queue_read(id),
+                Err(_) => {
+                    self.core.drop_client(id);
+                    return;
+                }
+            }
+        }
+        let Some(client) = self.core.clients.get_mut(&id) else { return };
+        if client.discarding {
+            return;
+        }
+        let mut requests = std::mem::take(&mut self.requests);
+        let error = if client.input.is_empty() && got > 0 {
+            // The usual case: whole requests in one read, parsed where they landed.
+            let parsed = parse_all(&self.chunk[..got], &mut requests);
+            client.input.extend_from_slice(&self.chunk[parsed.used..got]);
+            parsed.error
+        } else {
+            client.input.extend_from_slice(&self.chunk[..got]);
+            if client.input.len() > MAX_QUERY_BUFFER {
+                log::line(self.settings.log, Level::Warning, "Closing client that reached max query buffer length");
+                self.core.drop_client(id);
+                return;
+            }
+            if got > 0 && client.input.len() < client.parse_at {
+                // Parse when the buffer has doubled, or as soon as the client pauses.
+                if client.held_until.replace(Instant::now() + PAUSE).is_none() {
+                    self.core.held.push(id);
+                }
+                return;
+            }
+            if client.input.is_empty() || (got == 0 && client.parse_at > 0) {
+                return;
+            }
+            client.held_until = None;
+            let parsed = parse_all(&client.input, &mut requests);
+            client.input.drain(..parsed.used);
+            if client.input.capacity() > 1024 * 1024 && client.input.len() < 64 * 1024 {
+                client.input.shrink_to(64 * 1024);
+            }
+            let defer = parsed.error.is_none() && client.input.len() > DEFER_PARSE_OVER;
+            client.parse_at = if defer { client.input.len() * 2 } else { 0 };
+            parsed.error
+        };
+        if !requests.is_empty() || error.is_some() {
+            self.run_batch(id, &mut requests, error);
+        }
+        requests.clear();
+        self.requests = requests;
+    }
+
+    /// Serves the blocked reads whose deadline passed (system clock).
+    fn serve_timeouts(&mut self) {
+        if self.settings.clock != ClockKind::System {
+            return;
+        }
+        if self.core.session.next_deadline().is_none_or(|deadline| deadline > system_ms()) {
+            return;
+        }
+        let session = &mut self.core.session;
+        match catch_unwind(AssertUnwindSafe(|| session.advance(0))) {
+            Ok(deliveries) => route(&mut self.core, None, deliveries, &mut Vec::new()),
+            Err(_) => log::line(self.settings.log, Level::Warning, "Internal error while serving blocked reads"),
+        }
+    }
+
+    /// Writes every client's pending output; closes those that hung up once they are done.
+    fn write_pending(&mut self) {
+        let ids = std::mem::take(&mut self.core.to_write);
+        for id in ids {
+            if let Some(client) = self.core.clients.get_mut(&id) {
+                client.queued_write = false;
+                self.core.write_client(id);
+            }
+        }
+    }
+
+    /// Runs a batch of requests from one client, then reports a protocol error that followed
+    /// them, if any. Replies go to the client's output buffer.
+    fn run_batch(&mut self, id: ConnId, requests: &mut Vec<Vec<Vec<u8>>>, error: Option<ProtocolError>) {
+        let Some(client) = self.core.clients.get_mut(&id) else { return };
+        let mut own = std::mem::take(&mut client.output);
+        let start = own.len();
+        let mut step = Step::Go;
+        let now = Instant::now();
+        for args in requests.drain(..) {
+            match self.core.clients.get(&id) {
+                Some(client) if client.closing.is_none() => {}
+                _ => break,
+            }
+            step = self.run_one(id, args, now, &mut own);
+            if !matches!(step, Step::Go) {
+                break;
+            }
+        }
+        if matches!(step, Step::Abort) {
+            // Nothing of this batch is sent.
+            own.truncate(start);
+        }
+        let blocked = self.core.session.conn(id).is_some_and(|c| c.blocked().is_some());
+        let mut close = !matches!(step, Step::Go);
+        if let (Some(error), Step::Go) = (error, &step) {
+            let resp3 = self.core.session.conn(id).is_some_and(|c| c.resp == 3);
             let bytes = encode(&error.to_reply(), resp3);
             if blocked {
                 // Redis reads no further while a client is blocked: the error comes after the
                 // blocked reply.
-                if let Some(client) = core.clients.get_mut(&id) {
+                if let Some(client) = self.core.clients.get_mut(&id) {
                     client.closing.get_or_insert(Closing::Pending(bytes));
                 }
             } else {
                 own.extend_from_slice(&bytes);
-                out.push(&own, false);
-                out.close(false);
-                return Flow::Stop;
+                close = true;
             }
         }
-        out.push(&own, false);
-        if blocked {
-            self.wake.notify_all();
+        let Some(client) = self.core.clients.get_mut(&id) else { return };
+        client.output = own;
+        if client.closing.is_some() {
+            // Keep reading to notice the client leaving, but run nothing more.
+            client.discarding = true;
+            client.input = Vec::new();
         }
-        match core.clients.get(&id) {
-            None => Flow::Stop,
-            Some(client) if client.closing.is_some() => Flow::Discard,
-            Some(_) => Flow::Continue,
+        if close {
+            self.core.hang_up(id);
+        } else if client.unsent() > 0 {
+            // Right away rather than at the end of the round: the client can send its next
+            // request while the loop goes on with the others.
+            self.core.write_client(id);
         }
     }
 
-    fn run_one(&self, core: &mut Core, id: ConnId, args: Vec<Vec<u8>>, own: &mut Vec<u8>) -> Step {
+    fn run_one(&mut self, id: ConnId, args: Vec<Vec<u8>>, now: Instant, own: &mut Vec<u8>) -> Step {
+        let log_enabled = self.settings.log;
+        let core = &mut self.core;
         let Some(client) = core.clients.get_mut(&id) else { return Step::Abort };
-        client.last_command = Instant::now();
+        client.last_command = now;
         let name = args[0].as_slice();
         if is(name, "post") || is(name, "host:") {
             log::line(
-                self.log,
+                log_enabled,
                 Level::Warning,
                 &format!("Possible SECURITY ATTACK detected. It looks like somebody is sending POST or Host: commands to Redis. This is likely due to an attacker attempting to use Cross Protocol Scripting to compromise your Redis instance. Connection from {} aborted.", client.addr),
             );
@@ -835,9 +841,14 @@ impl Shared {
         if is(name, "debug") && !blocked {
             let local = client.local;
             let session = &mut core.session;
-            let Ok((reply, deliveries)) = catch_unwind(AssertUnwindSafe(|| self.debug(session, id, &args, local)))
+            let settings = &self.settings;
+            let Ok((reply, deliveries)) = catch_unwind(AssertUnwindSafe(|| settings.debug(session, id, &args, local)))
             else {
-                log::line(self.log, Level::Warning, &format!("Internal error while running DEBUG for client id={id}"));
+                log::line(
+                    log_enabled,
+                    Level::Warning,
+                    &format!("Internal error while running DEBUG for client id={id}"),
+                );
                 encode_into(&Reply::Error("ERR internal error".into()), false, own);
                 return Step::Close;
             };
@@ -858,12 +869,11 @@ impl Shared {
             Ok(executed) => executed,
             Err(_) => {
                 log::line(
-                    self.log,
+                    log_enabled,
                     Level::Warning,
                     &format!("Internal error while running a command of client id={id}"),
                 );
                 encode_into(&Reply::Error("ERR internal error".into()), false, own);
-                core.session.disconnect(id);
                 return Step::Close;
             }
         };
@@ -871,7 +881,7 @@ impl Shared {
         for reply in executed.replies {
             let reply = match patch {
                 Patch::None => reply,
-                Patch::Info => map_text(reply, |text| self.patch_info(text)),
+                Patch::Info => map_text(reply, |text| self.settings.patch_info(text)),
                 Patch::ClientList => map_text(reply, |text| patch_client_list(&core.clients, text)),
             };
             encode_into(&reply, resp3, own);
@@ -883,9 +893,90 @@ impl Shared {
             Step::Go
         }
     }
+}
 
-    /// DEBUG, which the server runs itself: checks in Redis's order (arity, permission,
-    /// subscribed context), then SLEEP, STREAMLAB-CLOCK and HELP.
+/// What [`parse_all`] found after the complete requests.
+struct Parsed {
+    /// Bytes taken by complete requests.
+    used: usize,
+    /// The protocol error that stopped parsing, if any.
+    error: Option<ProtocolError>,
+}
+
+/// Parses every complete request at the start of `buf` into `requests` (empty ones, which
+/// Redis skips, are dropped).
+fn parse_all(buf: &[u8], requests: &mut Vec<Vec<Vec<u8>>>) -> Parsed {
+    let mut used = 0;
+    loop {
+        match parse_request(&buf[used..]) {
+            Ok(Some((args, n))) => {
+                used += n;
+                if !args.is_empty() {
+                    requests.push(args);
+                }
+            }
+            Ok(None) => return Parsed { used, error: None },
+            Err(e) => return Parsed { used, error: Some(e) },
+        }
+    }
+}
+
+/// Sends deliveries to their connections. Those for `own` (the connection whose command is
+/// running) go into its reply buffer, after its own replies, as Redis sends pushes after the
+/// reply of the command that caused them. A connection that asked to close while blocked is
+/// closed once its wait is over.
+fn route(core: &mut Core, own: Option<ConnId>, deliveries: Vec<Delivery>, own_buf: &mut Vec<u8>) {
+    let mut touched: Vec<ConnId> = Vec::new();
+    let mut over_limit: Vec<ConnId> = Vec::new();
+    for delivery in deliveries {
+        let resp3 = core.session.conn(delivery.conn).is_some_and(|c| c.resp == 3);
+        if Some(delivery.conn) == own {
+            encode_into(&delivery.reply, resp3, own_buf);
+        } else if let Some(client) = core.clients.get_mut(&delivery.conn) {
+            if client.hangup {
+                continue;
+            }
+            encode_into(&delivery.reply, resp3, &mut client.output);
+            let subscriber =
+                core.session.conn(delivery.conn).is_some_and(|c| !c.channels().is_empty() || !c.patterns().is_empty());
+            if subscriber && client.unsent() > PUBSUB_OUTPUT_LIMIT && !over_limit.contains(&delivery.conn) {
+                // Redis's hard limit for Pub/Sub clients that do not read their messages.
+                over_limit.push(delivery.conn);
+            }
+            if !touched.contains(&delivery.conn) {
+                touched.push(delivery.conn);
+            }
+        }
+    }
+    for conn in touched {
+        core.queue_write(conn);
+        let blocked = core.session.conn(conn).is_some_and(|c| c.blocked().is_some());
+        if let Some(client) = core.clients.get_mut(&conn) {
+            if !blocked && matches!(client.closing, Some(Closing::Pending(_))) {
+                if let Some(Closing::Pending(bytes)) = client.closing.replace(Closing::Sent) {
+                    client.output.extend_from_slice(&bytes);
+                    core.hang_up(conn);
+                }
+            }
+        }
+    }
+    for conn in over_limit {
+        core.drop_client(conn);
+    }
+}
+
+fn is(arg: &[u8], word: &str) -> bool {
+    arg.eq_ignore_ascii_case(word.as_bytes())
+}
+
+/// Replies the server completes with what only it knows.
+enum Patch {
+    None,
+    Info,
+    ClientList,
+}
+
+impl Settings {
     fn debug(&self, session: &mut Session, id: ConnId, args: &[Vec<u8>], local: bool) -> (Reply, Vec<Delivery>) {
         let error = |text: String| (Reply::Error(text), Vec::new());
         if args.len() < 2 {

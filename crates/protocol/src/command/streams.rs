@@ -276,7 +276,7 @@ impl<'a> XAdd<'a> {
         if fields.len() < 2 || fields.len() % 2 == 1 {
             return Err(CmdError::WrongArity("xadd".into()));
         }
-        let id = id.ok_or(CmdError::WrongArity("xadd".into()))?;
+        let id = id.ok_or_else(|| CmdError::WrongArity("xadd".into()))?;
         if id == AddId::Explicit(StreamId::MIN) {
             return Err(Msg::XaddZeroId.into());
         }
