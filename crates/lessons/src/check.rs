@@ -252,10 +252,21 @@ fn evaluate_check(check: &Check, variant: &Variant, session: &Session) -> Option
     }
     let is_owner = matches!(subject, Subject::Owner { .. });
     let expected = describe_expect(&expect, is_owner);
-    let actual = describe_actual(&actual, is_owner);
-    let mut values: Vec<(&str, &str)> = vec![("expected", &expected), ("actual", &actual)];
+    // A message is written about a value ("it holds {actual}"); when the thing measured does
+    // not exist there is no value, so the message says "none" and then why, in words.
+    let (shown, missing) = match &actual {
+        Actual::Missing(why) => ("none".to_owned(), Some(why.clone())),
+        found => (describe_actual(found, is_owner), None),
+    };
+    let mut values: Vec<(&str, &str)> = vec![("expected", &expected), ("actual", &shown)];
     values.extend(subject.fields());
-    Some(Failure { message: render_template(&check.message, &values), expected, actual, line: check.line })
+    let message = render_template(&check.message, &values);
+    let message = match &missing {
+        Some(why) => format!("{} — {why}.", message.trim_end_matches('.')),
+        None => message,
+    };
+    let actual = missing.unwrap_or(shown);
+    Some(Failure { message, expected, actual, line: check.line })
 }
 
 fn satisfied(expect: &Expect, actual: &Actual) -> bool {

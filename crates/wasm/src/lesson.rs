@@ -421,7 +421,7 @@ mod tests {
         let check = tutor.check(0, &lab, start).unwrap();
         assert_eq!(
             check.failures,
-            vec!["biller should hold 3 recoverable clicks; it holds there is no group billing on clicks."]
+            vec!["biller should hold 3 recoverable clicks; it holds none — there is no group billing on clicks."]
         );
         lab.run("XGROUP CREATE clicks billing 0");
         lab.switch("biller");
