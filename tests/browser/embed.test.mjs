@@ -46,7 +46,7 @@ test('the course page: sandbox, lesson and quiz raise the events they document',
 
     // The sandbox, under its paragraph.
     const ready = await waitEvent(page, '#sandbox', 'ready');
-    assert.deepEqual(ready, { mode: 'sandbox', profile: 'redis-8.2', steps: 3, lesson: null, tasks: 0 });
+    assert.deepEqual(ready, { mode: 'sandbox', profile: 'redis-8.10', steps: 3, lesson: null, tasks: 0 });
     const sandbox = page.locator('#sandbox');
     await typeIn(sandbox, 'XREADGROUP GROUP workers alice COUNT 1 STREAMS jobs >');
     const command = await waitEvent(page, '#sandbox', 'command');
