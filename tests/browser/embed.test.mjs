@@ -97,19 +97,22 @@ test('the course page: sandbox, lesson and quiz raise the events they document',
     await lesson.getByRole('button', { name: 'Next →' }).click();
     await lesson.getByRole('heading', { name: 'Only what happens next' }).waitFor();
     await lesson.getByRole('button', { name: 'Show solution' }).click();
-    assert.equal(await lesson.locator('.sl-solution').count(), 0);
-    await lesson.getByRole('button', { name: 'Really show the solution?' }).click();
-    await lesson.locator('.sl-solution').getByText('XGROUP CREATE orders live $').waitFor();
+    assert.equal(await lesson.locator('.solution').count(), 0);
+    await lesson.getByRole('button', { name: 'Yes, show it' }).click();
+    await lesson.locator('.solution').getByText('XGROUP CREATE orders live $').waitFor();
 
     // The quiz in the iframe: events come as postMessage envelopes to this page's origin.
     await page.locator('#quiz').scrollIntoViewIfNeeded();
     const quizReady = await waitEvent(page, '#quiz', 'ready');
     assert.deepEqual([quizReady.mode, quizReady.tasks], ['quiz', 2]);
     const quiz = page.frameLocator('#quiz');
-    await quiz.getByRole('button', { name: '(integer) 0' }).click();
+    await quiz.getByLabel('(integer) 0', { exact: true }).check();
+    await quiz.getByRole('button', { name: 'Answer' }).click();
     const miss = await waitEvent(page, '#quiz', 'quiz-answer');
     assert.deepEqual([miss.task, miss.option, miss.correct], [3, 2, false]);
-    await quiz.getByRole('button', { name: /requires the key to exist/ }).click();
+    await quiz.getByRole('button', { name: 'Try again' }).click();
+    await quiz.getByLabel(/requires the key to exist/).check();
+    await quiz.getByRole('button', { name: 'Answer' }).click();
     const hit = await waitEvent(page, '#quiz', 'quiz-answer', 2);
     assert.equal(hit.correct, true);
     assert.deepEqual(await waitEvent(page, '#quiz', 'task-complete'),
@@ -317,7 +320,8 @@ test("README's three snippets work pasted into a blank page", async () => {
       <script>window.got = []; addEventListener('message', (e) => window.got.push(e.data));</script>\n${iframe}`);
     await page.goto(server.url + 'test/iframe.html');
     await page.waitForFunction(() => window.got.some((m) => m.type === 'ready'));
-    await page.frameLocator('iframe').getByRole('button', { name: /requires the key to exist/ }).click();
+    await page.frameLocator('iframe').getByLabel(/requires the key to exist/).check();
+    await page.frameLocator('iframe').getByRole('button', { name: 'Answer' }).click();
     await page.waitForFunction(() => window.got.some((m) => m.type === 'quiz-answer' && m.payload.correct));
     // The JavaScript API.
     const logs = [];

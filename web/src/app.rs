@@ -5,15 +5,16 @@ use std::rc::Rc;
 
 use gloo::timers::callback::Interval;
 use streamlab_wasm::diff::duration;
-use streamlab_wasm::lesson::{commands_since, Tutor};
+use streamlab_wasm::lesson::Tutor;
 use streamlab_wasm::{Playground, SessionSpec};
 use yew::prelude::*;
 
 use crate::console::Console;
+use crate::lesson_run::Step;
 use crate::lessons::{describe, file_name, Catalog, LessonList};
 use crate::page;
 use crate::pictures::Pictures;
-use crate::player::LessonPanel;
+use crate::player::{Host, LessonPanel};
 use crate::profile::ProfileSelect;
 use crate::state::{Action, AppState, View};
 use crate::tables::Tables;
@@ -111,7 +112,7 @@ pub fn App() -> Html {
         });
     }
     {
-        let saved = state.lesson.as_ref().map(|run| (run.tutor.clone(), run.progress.clone()));
+        let saved = state.lesson.as_ref().map(|run| (run.tutor.clone(), run.progress()));
         use_effect_with(saved, |saved| {
             if let Some((tutor, progress)) = saved {
                 page::save_progress(tutor.id(), tutor.version(), progress);
@@ -198,6 +199,18 @@ pub fn App() -> Html {
         let dispatch = dispatch.clone();
         Callback::from(move |_: MouseEvent| dispatch.emit(action.clone()))
     };
+    // The lesson panel's steps: the page's own ones here, the run's through the reducer.
+    let on_step = {
+        let (dispatch, show_list) = (dispatch.clone(), show_list.clone());
+        Callback::from(move |step: Step| match step {
+            Step::List => show_list.set(true),
+            Step::Run(line) => dispatch.emit(Action::Run(line)),
+            Step::Goal(show) => dispatch.emit(Action::ShowGoal(show)),
+            Step::StartOver => dispatch.emit(Action::StartOver),
+            Step::Sandbox => dispatch.emit(Action::Sandbox),
+            step => dispatch.emit(Action::Lesson(step)),
+        })
+    };
     let panel_body = match *panel {
         Some("share") => {
             let url = page::url_with(&state.lab.borrow().spec().to_fragment());
@@ -269,9 +282,8 @@ pub fn App() -> Html {
         } else {
         <main class={classes!("layout", state.lesson.is_some().then_some("with-lesson"))}>
             if let Some(run) = &state.lesson {
-                <LessonPanel run={run.clone()} commands={commands_since(&state.lab.borrow(), run.start)}
-                    on_action={dispatch.clone()}
-                    on_list={{ let show_list = show_list.clone(); Callback::from(move |_| show_list.set(true)) }} />
+                <LessonPanel run={run.clone()} commands={run.commands(&state.lab.borrow())}
+                    host={Host { page: true, task_list: true, goal_shown: state.goal.is_some() }} {on_step} />
             }
             <div class="left">
                 <Console
@@ -294,7 +306,7 @@ pub fn App() -> Html {
                     </div>
                     <span class="now">{format!("engine clock {}", elapsed(snapshot.now - start))}</span>
                 </div>
-                if let Some(goal) = state.lesson.as_ref().and_then(|run| run.goal.clone()) {
+                if let Some(goal) = state.goal.clone() {
                     <div class="compare">
                         <section aria-labelledby="now-title">
                             <h3 id="now-title">{"Your state"}</h3>

@@ -11,14 +11,16 @@ use std::rc::Rc;
 
 use streamlab_wasm::embed::{CommandEvent, EmbedOptions, ErrorEvent, Layout, Mode, ReadyEvent};
 use streamlab_wasm::json;
+use streamlab_wasm::lesson::{Progress, Tutor};
 use streamlab_wasm::{Playground, SessionSpec};
 use wasm_bindgen::prelude::*;
 use yew::prelude::*;
 use yew::AppHandle;
 
 use crate::console::Console;
-use crate::embed_lesson::{LessonRun, Panel, Step};
+use crate::lesson_run::{LessonRun, Rules, Step};
 use crate::pictures::Pictures;
+use crate::player::{Host, LessonPanel};
 use crate::state::{Action, AppState};
 
 /// What the component and its handle share: the options, the page's event callback, and the
@@ -70,17 +72,8 @@ impl Shared {
         let result = {
             let mut lesson = lesson.borrow_mut();
             match step {
-                Step::Go(at) => lesson.go(at, &self.lab).map(|()| Vec::new()),
-                Step::Check => lesson.check(&self.lab),
-                Step::Hint => {
-                    lesson.hint();
-                    Ok(Vec::new())
-                }
-                Step::Reveal => {
-                    lesson.reveal();
-                    Ok(Vec::new())
-                }
-                Step::Answer(answer) => lesson.answer(answer),
+                Step::Go(at) => enter(&mut lesson, at, &self.lab).map(|()| Vec::new()),
+                step => lesson.step(step, &self.lab.borrow()),
             }
         };
         if moving {
@@ -103,6 +96,37 @@ impl Shared {
             }
         }
     }
+}
+
+/// Reads the options' lesson (validated in full unless it is the site's own) and plays it
+/// under the options' rules.
+fn lesson_run(options: &EmbedOptions) -> Result<LessonRun, String> {
+    let text = options.lesson.as_deref().unwrap_or_default();
+    let file = options.file.as_deref().unwrap_or("lesson.toml");
+    let tutor = if options.trusted {
+        Tutor::parse(file, text, options.attempt)
+    } else {
+        Tutor::load(file, text, options.attempt)
+    }
+    .map_err(|problems| {
+        let lines: Vec<String> = problems.iter().map(ToString::to_string).collect();
+        format!("the lesson has problems:\n{}", lines.join("\n"))
+    })?;
+    let id = tutor.id().to_owned();
+    let rules = Rules { questions_only: options.mode == Mode::Quiz, hints: options.hints, solution: options.solution };
+    let progress = Progress { attempt: options.attempt, solved: Vec::new() };
+    LessonRun::new(Rc::new(tutor), rules, &progress)
+        .map_err(|_| format!("the lesson {id} has no tasks for mode {}", options.mode.name()))
+}
+
+/// Moves the lesson to position `at`; a reach-state task's session replaces `lab`'s (in
+/// place: the handle and the reducer share it).
+fn enter(lesson: &mut LessonRun, at: usize, lab: &RefCell<Playground>) -> Result<(), String> {
+    lesson.go(at);
+    if lesson.needs_console() {
+        *lab.borrow_mut() = lesson.session()?;
+    }
+    Ok(())
 }
 
 #[derive(Properties)]
@@ -223,11 +247,9 @@ fn Embed(props: &EmbedProps) -> Html {
                 let _ = shared.lesson_step(step);
             })
         };
+        let host = Host { page: false, task_list: shared.options.mode == Mode::Player, goal_shown: false };
         html! {
-            <Panel view={lesson.view.clone()} task={lesson.task()} at={lesson.at} order={Rc::new(lesson.order.clone())}
-                run={lesson.runs[lesson.task()].clone()} hints={lesson.hints} solution={lesson.solution}
-                solution_lines={Rc::new(lesson.solution_lines())} notice={lesson.notice.clone()}
-                mode={shared.options.mode} {on_step} />
+            <LessonPanel run={lesson.clone()} commands={lesson.commands(&shared.lab.borrow())} {host} {on_step} />
         }
     });
     let with_console = shared.lesson.as_ref().is_none_or(|lesson| lesson.borrow().needs_console());
@@ -280,8 +302,8 @@ pub fn mount(element: web_sys::Element, options: &str, on_event: js_sys::Functio
     let lab = Rc::new(RefCell::new(lab));
     let lesson = match options.mode.has_lesson() {
         true => {
-            let mut lesson = LessonRun::new(&options).map_err(|e| JsError::new(&e))?;
-            lesson.go(0, &lab).map_err(|e| JsError::new(&e))?;
+            let mut lesson = lesson_run(&options).map_err(|e| JsError::new(&e))?;
+            enter(&mut lesson, 0, &lab).map_err(|e| JsError::new(&e))?;
             Some(RefCell::new(lesson))
         }
         false => None,

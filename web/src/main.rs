@@ -8,7 +8,7 @@ mod app;
 mod compose;
 mod console;
 mod embed;
-mod embed_lesson;
+mod lesson_run;
 mod lessons;
 mod markdown;
 mod motion;

@@ -4,9 +4,12 @@
 use std::cell::RefCell;
 use std::rc::Rc;
 
-use streamlab_wasm::lesson::{split_connection, CheckView, LessonView, Progress, Tutor};
+use streamlab_wasm::embed::SolutionPolicy;
+use streamlab_wasm::lesson::{split_connection, Progress, Tutor};
 use streamlab_wasm::{OutputView, Playground, SessionSpec, SnapshotView, StepView};
 use yew::Reducible;
+
+use crate::lesson_run::{LessonRun, Rules, Step};
 
 /// How many console lines of history ↑/↓ keeps.
 pub const HISTORY_KEPT: usize = 200;
@@ -39,38 +42,8 @@ pub enum View {
     Tables,
 }
 
-/// A lesson being played: the task, where it started, and what Check and Show goal found.
-#[derive(Debug, Clone)]
-pub struct LessonRun {
-    /// The lesson in its variant.
-    pub tutor: Rc<Tutor>,
-    /// What the player shows of it (computed once: it runs the intro's demos).
-    pub view: Rc<LessonView>,
-    /// The current task.
-    pub task: usize,
-    /// Steps the session had when the task started; the learner's commands come after.
-    pub start: usize,
-    /// The last Check on this task.
-    pub check: Option<Rc<CheckView>>,
-    /// The goal state, while it is shown.
-    pub goal: Option<Rc<SnapshotView>>,
-    /// Saved progress (the page stores it when it changes).
-    pub progress: Progress,
-}
-
-/// The lesson and its view are replaced, never changed in place: comparing them by pointer
-/// keeps every render from comparing whole lessons.
-impl PartialEq for LessonRun {
-    fn eq(&self, other: &Self) -> bool {
-        Rc::ptr_eq(&self.tutor, &other.tutor)
-            && Rc::ptr_eq(&self.view, &other.view)
-            && self.task == other.task
-            && self.start == other.start
-            && self.check == other.check
-            && self.goal.as_ref().map(Rc::as_ptr) == other.goal.as_ref().map(Rc::as_ptr)
-            && self.progress == other.progress
-    }
-}
+/// What the page's player allows: every task, hints, the solution after a confirmation.
+pub const PAGE_RULES: Rules = Rules { questions_only: false, hints: true, solution: SolutionPolicy::Confirm };
 
 /// Everything the app renders from.
 #[derive(Clone)]
@@ -106,6 +79,8 @@ pub struct AppState {
     pub noted: u64,
     /// The lesson being played, if any (its session is `lab`).
     pub lesson: Option<LessonRun>,
+    /// The current task's goal state, while it is shown beside the session.
+    pub goal: Option<Rc<SnapshotView>>,
 }
 
 impl PartialEq for AppState {
@@ -119,6 +94,7 @@ impl PartialEq for AppState {
             && self.notice == other.notice
             && self.noted == other.noted
             && self.lesson == other.lesson
+            && self.goal.as_ref().map(Rc::as_ptr) == other.goal.as_ref().map(Rc::as_ptr)
     }
 }
 
@@ -160,14 +136,11 @@ pub enum Action {
     Fold { key: String, first_id: String, open: bool },
     /// Play a lesson (in the variant its progress's attempt picks) from its first unsolved task.
     OpenLesson(Rc<Tutor>, Progress),
-    /// Go to a task of the lesson: the session restarts at the task's start state.
-    StartTask(usize),
-    /// Check the current reach-state task on the session as it is.
-    Check,
+    /// A step of the lesson run: moving to a task (its session restarts at the task's start
+    /// state), Check on the session as it is, a hint, the solution, an answer.
+    Lesson(Step),
     /// Show (or hide) the goal state beside the current one.
     ShowGoal(bool),
-    /// A quiz task was answered right.
-    Solved(usize),
     /// Play the lesson again from the start, in the next hidden variant.
     StartOver,
     /// Leave the lesson and keep its session in the ordinary playground.
@@ -198,6 +171,7 @@ impl AppState {
             notice: None,
             noted: 0,
             lesson: None,
+            goal: None,
         };
         state.refresh();
         state
@@ -223,7 +197,7 @@ impl AppState {
         if let Some(run) = &self.lesson {
             // A task refuses the commands it turns off, as the checker does; lesson lines
             // (`name> COMMAND`) run on the connection they name.
-            if let Some(refusal) = run.tutor.refusal(run.task, line) {
+            if let Some(refusal) = run.refusal(line) {
                 let conn = self.lab.borrow().snapshot().current.clone();
                 self.remember(line);
                 self.note(conn, line.to_owned(), vec![OutputView { to: None, text: refusal, kind: "error" }], false);
@@ -254,20 +228,23 @@ impl AppState {
         }
     }
 
-    /// Restarts the session at a task's start state.
-    fn start_task(&mut self, task: usize) {
+    /// Moves the lesson to position `at` of its order and restarts the session at that
+    /// task's start state.
+    fn start_task(&mut self, at: usize) {
         let Some(run) = &mut self.lesson else { return };
-        match run.tutor.start(task) {
+        let was = run.at;
+        run.go(at);
+        match run.session() {
             Ok(lab) => {
-                run.task = task;
-                run.start = lab.step_count();
-                run.check = None;
-                run.goal = None;
                 self.lab = Rc::new(RefCell::new(lab));
                 self.log = Rc::default();
                 self.running = false;
+                self.goal = None;
             }
-            Err(error) => self.notice = Some(format!("Could not start the task: {error}")),
+            Err(error) => {
+                run.go(was);
+                self.notice = Some(format!("Could not start the task: {error}"));
+            }
         }
     }
 
@@ -322,8 +299,8 @@ impl Reducible for AppState {
             }
             Action::Seek(position) => next.lab.borrow_mut().seek(position),
             Action::Reset if next.lesson.is_some() => {
-                let task = next.lesson.as_ref().map_or(0, |run| run.task);
-                next.start_task(task);
+                let at = next.lesson.as_ref().map_or(0, |run| run.at);
+                next.start_task(at);
             }
             Action::Reset => {
                 next.lab.borrow_mut().reset();
@@ -349,41 +326,41 @@ impl Reducible for AppState {
                 next.notice = notice;
                 return Rc::new(next);
             }
-            Action::OpenLesson(tutor, progress) => {
-                let view = Rc::new(tutor.view());
-                let task = (0..view.tasks.len()).find(|t| !progress.solved.contains(t)).unwrap_or(0);
-                next.lesson = Some(LessonRun { tutor, view, task, start: 0, check: None, goal: None, progress });
-                next.start_task(task);
-            }
-            Action::StartTask(task) => next.start_task(task),
-            Action::Check => {
+            Action::OpenLesson(tutor, progress) => match LessonRun::new(tutor, PAGE_RULES, &progress) {
+                Ok(run) => {
+                    let at = run.at;
+                    next.lesson = Some(run);
+                    next.start_task(at);
+                }
+                Err(error) => next.notice = Some(format!("Could not open the lesson: {error}")),
+            },
+            Action::Lesson(Step::Go(at)) => next.start_task(at),
+            Action::Lesson(step) => {
                 if let Some(run) = &mut next.lesson {
-                    let check = run.tutor.check(run.task, &next.lab.borrow(), run.start);
-                    if check.as_ref().is_some_and(|c| c.passed) {
-                        run.progress.solve(run.task);
+                    // The page shows what the run keeps; it has no use for the events.
+                    let result = run.step(step, &next.lab.borrow());
+                    if let Err(error) = result {
+                        next.notice = Some(error);
                     }
-                    run.check = check.map(Rc::new);
                 }
             }
             Action::ShowGoal(show) => {
-                if let Some(run) = &mut next.lesson {
-                    run.goal = if show { run.tutor.goal_snapshot(run.task).map(Rc::new) } else { None };
-                }
-            }
-            Action::Solved(task) => {
-                if let Some(run) = &mut next.lesson {
-                    run.progress.solve(task);
+                if let Some(run) = &next.lesson {
+                    next.goal = if show { run.tutor.goal_snapshot(run.task()).map(Rc::new) } else { None };
                 }
             }
             Action::StartOver => {
                 if let Some(run) = &mut next.lesson {
-                    let progress = Progress { attempt: run.progress.attempt + 1, solved: Vec::new() };
+                    let progress = Progress { attempt: run.attempt + 1, solved: Vec::new() };
                     let tutor = Rc::new(run.tutor.attempt(progress.attempt));
                     next.lesson = None;
                     return Rc::new(next).reduce(Action::OpenLesson(tutor, progress));
                 }
             }
-            Action::Sandbox => next.lesson = None,
+            Action::Sandbox => {
+                next.lesson = None;
+                next.goal = None;
+            }
         }
         next.refresh();
         if matches!(action, Action::Reset | Action::Restore(_)) {
@@ -397,6 +374,7 @@ impl Reducible for AppState {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use streamlab_wasm::lesson::{Prediction, TaskKindView};
 
     fn streamlab_protocol_epoch() -> i64 {
         SessionSpec::default().clock
@@ -467,23 +445,37 @@ mod tests {
         let s = state().reduce(Action::Run("XADD mine 1-0 f v".into()));
         let s = s.reduce(Action::OpenLesson(tutor, Progress::default()));
         let run = s.lesson.clone().unwrap();
-        assert_eq!((run.task, run.start), (0, s.step_count));
+        assert_eq!((run.task(), run.start), (0, s.step_count));
         assert!(s.snapshot.streams.iter().all(|st| st.key != "mine"), "the lesson's session replaced the playground's");
         // A disabled command is refused, not run and not counted.
         let s = s.reduce(Action::Run("XDEL anything 1-0".into()));
         assert_eq!(s.log[0].output[0].kind, "error");
         assert!(s.log[0].output[0].text.contains("turned off"));
         assert_eq!(s.step_count, run.start);
-        let s = s.reduce(Action::Check);
-        let check = s.lesson.as_ref().unwrap().check.clone().unwrap();
-        assert!(!check.passed && !check.failures.is_empty());
-        assert!(s.lesson.as_ref().unwrap().progress.solved.is_empty());
-        // The goal is drawn on demand; the sandbox keeps the session and leaves the lesson.
+        let s = s.reduce(Action::Lesson(Step::Check));
+        let check = s.lesson.as_ref().unwrap().current().check.clone().unwrap();
+        assert!(!check.passed && !check.failed.is_empty());
+        assert!(s.lesson.as_ref().unwrap().progress().solved.is_empty());
+        // Hints and the confirmation are the run's, so they survive renders.
+        let s = s.reduce(Action::Lesson(Step::Hint)).reduce(Action::Lesson(Step::Reveal));
+        let current = s.lesson.as_ref().unwrap().current().clone();
+        assert_eq!((current.hints, current.confirming, current.solution), (1, true, false));
+        // The goal is drawn on demand; moving to another task hides it and restarts the session.
         let s = s.reduce(Action::ShowGoal(true));
-        assert!(s.lesson.as_ref().unwrap().goal.is_some());
-        let s = s.reduce(Action::Solved(2)).reduce(Action::StartOver);
+        assert!(s.goal.is_some());
+        let s = s.reduce(Action::Lesson(Step::Go(1)));
+        assert!(s.goal.is_none());
+        assert_eq!(s.lesson.as_ref().unwrap().task(), 1);
+        // Answering a question right solves it; Start over plays the next variant afresh.
         let run = s.lesson.clone().unwrap();
-        assert_eq!((run.progress.attempt, run.progress.solved.len(), run.tutor.variant()), (1, 0, 1));
+        let choice = run.view.tasks.iter().position(|t| matches!(t.kind, TaskKindView::Choice { .. })).unwrap();
+        let s = s.reduce(Action::Lesson(Step::Go(choice)));
+        let right = (0..).find(|&n| run.tutor.choose(choice, n).unwrap().correct).map(Prediction::Option).unwrap();
+        let s = s.reduce(Action::Lesson(Step::Answer(right)));
+        assert_eq!(s.lesson.as_ref().unwrap().progress().solved, vec![choice]);
+        let s = s.reduce(Action::StartOver);
+        let run = s.lesson.clone().unwrap();
+        assert_eq!((run.attempt, run.progress().solved.len(), run.tutor.variant()), (1, 0, 1));
         let before = s.snapshot.clone();
         let s = s.reduce(Action::Sandbox);
         assert!(s.lesson.is_none());
