@@ -247,7 +247,7 @@ pub fn slide(motion: &Motion, places: &HashMap<String, (f64, f64)>) {
     };
     let options = object(&[("duration", 450.into()), ("easing", "ease".into()), ("id", "slide".into())]);
     for (card, dx, dy) in moved {
-        let from = object(&[("transform", format!("translate({dx}px, {dy}px)").into())]);
+        let from = object(&[("transform", format!("translate({}px, {}px)", js_number(dx), js_number(dy)).into())]);
         let frames = js_sys::Array::of2(&from, &object(&[("transform", "none".into())]));
         let animate =
             js_sys::Reflect::get(&card, &"animate".into()).ok().and_then(|f| f.dyn_into::<js_sys::Function>().ok());
@@ -255,6 +255,13 @@ pub fn slide(motion: &Motion, places: &HashMap<String, (f64, f64)>) {
             let _ = animate.call2(&card, &frames, &options);
         }
     }
+}
+
+/// A number as JavaScript prints it: the shortest round-trip digits, as Rust's `{}` would
+/// (below 1e-6 JavaScript writes an exponent, which CSS lengths accept too). The wasm then
+/// needs no float printer of its own, ~8 KB gzipped, for the slide's offsets.
+fn js_number(value: f64) -> String {
+    js_sys::Number::from(value).to_string_with_radix(10).map(String::from).unwrap_or_default()
 }
 
 #[cfg(test)]

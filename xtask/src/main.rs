@@ -112,21 +112,15 @@ fn ensure_wasm_target() -> Result<(), String> {
 /// for reading browser profiles.
 fn dist() -> Result<PathBuf, String> {
     ensure_wasm_target()?;
-    // One cargo run for both: their shared crates compile once.
-    run(
-        "cargo build (streamlab-web, streamlab-grader; wasm32, wasm-release)",
-        cargo().args([
-            "build",
-            "-p",
-            "streamlab-web",
-            "-p",
-            "streamlab-grader",
-            "--target",
-            WASM_TARGET,
-            "--profile",
-            "wasm-release",
-        ]),
-    )?;
+    // Two cargo runs, not one: in one run cargo would unify streamlab-wasm's features and
+    // give the grader the app's `StreamLab` JavaScript handle (and all it pulls in). The
+    // crates below streamlab-wasm still compile once.
+    for package in ["streamlab-web", "streamlab-grader"] {
+        run(
+            &format!("cargo build ({package}; wasm32, wasm-release)"),
+            cargo().args(["build", "-p", package, "--target", WASM_TARGET, "--profile", "wasm-release"]),
+        )?;
+    }
     let built = target_dir().join(WASM_TARGET).join("wasm-release");
     let out = root().join("dist");
     if out.exists() {

@@ -165,7 +165,14 @@ pub fn table<'a, 'i, T>(
 /// A table of strings.
 pub fn string_map(value: &Spanned<DeValue<'_>>) -> Read<BTreeMap<String, String>> {
     match value.get_ref() {
-        DeValue::Table(t) => t.iter().map(|(k, v)| Ok((k.get_ref().to_string(), string(v)?))).collect(),
+        DeValue::Table(t) => {
+            // A plain loop, as in `array`; and inserting keeps collect's sort out of the wasm.
+            let mut out = BTreeMap::new();
+            for (k, v) in t.iter() {
+                out.insert(k.get_ref().to_string(), string(v)?);
+            }
+            Ok(out)
+        }
         _ => Err(invalid(value, "a map")),
     }
 }

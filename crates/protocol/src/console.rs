@@ -159,7 +159,9 @@ impl Console {
     /// Every named connection with its id, in the order they were opened.
     pub fn connections(&self) -> Vec<(&str, ConnId)> {
         let mut all: Vec<(&str, ConnId)> = self.names.iter().map(|(name, &id)| (name.as_str(), id)).collect();
-        all.sort_by_key(|&(_, id)| id);
+        // Each name has its own connection, so ids are distinct and an unstable sort gives
+        // the same order with less code in the wasm than a stable one.
+        all.sort_unstable_by_key(|&(_, id)| id);
         all
     }
 
@@ -373,7 +375,7 @@ pub fn parse_clock(text: &str) -> Option<i64> {
         Some(at) => text.split_at(at),
         None => (text, "ms"),
     };
-    let value: f64 = number.parse().ok()?;
+    let value = parse_decimal(number)?;
     let factor = match unit {
         "ms" => 1.0,
         "s" => 1000.0,
@@ -383,6 +385,60 @@ pub fn parse_clock(text: &str) -> Option<i64> {
     };
     let ms = value * factor;
     (ms.is_finite() && (0.0..1e15).contains(&ms)).then_some(ms.round() as i64)
+}
+
+/// A clock step's number — an optional sign, digits and at most one decimal point (the unit's
+/// letters are split off first, so no exponent, `inf` or `nan` gets here) — as the nearest
+/// double, which is what `str::parse::<f64>` gives. Not that call: it brings std's decimal
+/// parser and its 10 KB table of powers into every wasm, ~12 KB gzipped, for this one number.
+///
+/// Up to 15 significant digits and 22 decimals (trailing zeros aside), which covers anything
+/// a person types as a clock step, the digits and the power of ten are both exact doubles and
+/// one division rounds to the nearest double, as `str::parse` does. Longer numbers keep their
+/// first 19 significant digits and may land one unit in the last place off, which only shows
+/// if the step then sits exactly on half a millisecond.
+fn parse_decimal(text: &str) -> Option<f64> {
+    let (negative, unsigned) = match text.as_bytes().first() {
+        Some(b'-') => (true, &text[1..]),
+        Some(b'+') => (false, &text[1..]),
+        _ => (false, text),
+    };
+    let (int, frac) = unsigned.split_once('.').unwrap_or((unsigned, ""));
+    if (int.is_empty() && frac.is_empty()) || !int.bytes().chain(frac.bytes()).all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    let frac = frac.trim_end_matches('0');
+    // The significant digits as an integer (the first 19), and the power of ten to divide by.
+    let (mut mantissa, mut digits, mut scale) = (0u64, 0u32, frac.len() as i32);
+    for b in int.bytes().chain(frac.bytes()).skip_while(|&b| b == b'0') {
+        if digits < 19 {
+            mantissa = mantissa * 10 + u64::from(b - b'0');
+            digits += 1;
+        } else {
+            scale -= 1; // a dropped digit: the kept ones are worth ten times more
+        }
+    }
+    // The powers of ten that are exact doubles.
+    const EXACT: [f64; 23] = [
+        1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19,
+        1e20, 1e21, 1e22,
+    ];
+    let mut value = mantissa as f64;
+    if scale > 0 {
+        match EXACT.get(scale as usize) {
+            Some(power) if mantissa <= 1 << 53 => value /= power,
+            _ => {
+                for _ in 0..scale {
+                    value /= 10.0;
+                }
+            }
+        }
+    } else {
+        for _ in 0..-scale {
+            value *= 10.0;
+        }
+    }
+    Some(if negative { -value } else { value })
 }
 
 /// The spec and syntax that apply to a line so far: a container command's subcommand once it
@@ -492,6 +548,63 @@ pub fn help_reply(line: &str) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn clock_numbers_parse_as_str_parse_does() {
+        // Every shape a step takes, and digits that round: the nearest double, bit for bit.
+        let mut cases: Vec<String> = [
+            "0",
+            "-0",
+            "+0",
+            "1",
+            "1.",
+            ".5",
+            "+.5",
+            "-.5",
+            "0.05",
+            "1.5",
+            "2.25",
+            "0.1",
+            "0.3",
+            "1.0005",
+            "59.999",
+            "123456789012345",
+            "9007199254740993",
+            "0.0000000000000000000001",
+            "1.50000000000000000000000",
+            "000012.3400",
+            "",
+            ".",
+            "+",
+            "-",
+            "1.2.3",
+            "1_000",
+            "١",
+            " 1",
+            "0x10",
+        ]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+        let mut seed = 0x2545_f491_4f6c_dd1du64;
+        for _ in 0..20_000 {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            let int = seed % 10u64.pow((seed >> 40) as u32 % 9);
+            let frac = (seed >> 20) % 1_000_000;
+            let decimals = (seed >> 56) as usize % 8;
+            cases.push(format!("{int}.{frac:0>decimals$}"));
+            cases.push(format!("{}", seed % 100_000_000_000_000));
+        }
+        for case in &cases {
+            let ours = parse_decimal(case).map(f64::to_bits);
+            let std = case.parse::<f64>().ok().map(f64::to_bits);
+            assert_eq!(ours, std, "{case:?}");
+        }
+        // Past 19 significant digits the tail is dropped: still a number, still in range.
+        assert_eq!(parse_clock("+1.0000000000000000000000001s"), Some(1000));
+    }
 
     #[test]
     fn hints_follow_the_typed_arguments() {

@@ -248,8 +248,11 @@ pub fn format_double(d: f64) -> String {
     let (digits, k) = grisu2(d);
     let digits = String::from_utf8(digits).unwrap_or_default();
     if digits.is_empty() {
-        // Grisu2 always yields a digit; this only keeps the function total.
-        return d.to_string();
+        // No digit would mean the rounding interval reaches down to zero, and then zero is
+        // the shortest number in it; a finite non-zero double's lower boundary is positive,
+        // so this only keeps the function total. (Not `d.to_string()`: that one call would
+        // put std's float printer, ~8 KB gzipped, into every wasm that formats replies.)
+        return if d < 0.0 { "-0" } else { "0" }.to_owned();
     }
     let ndigits = digits.len() as i32;
     let exp = k + ndigits - 1; // decimal exponent of the first digit

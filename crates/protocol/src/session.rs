@@ -134,6 +134,16 @@ impl Conn {
     }
 }
 
+/// The distinct names among `names`, in order. Inserted one by one: collecting into a set
+/// builds it by sorting, which would instantiate a whole sort routine for this one use.
+fn distinct<'a>(names: impl Iterator<Item = &'a Vec<u8>>) -> BTreeSet<&'a Vec<u8>> {
+    let mut set = BTreeSet::new();
+    for name in names {
+        set.insert(name);
+    }
+    set
+}
+
 /// Client names are printable ASCII without spaces (CLIENT LIST must stay parseable).
 fn valid_client_name(name: &[u8]) -> bool {
     name.iter().all(|&b| (b'!'..=b'~').contains(&b))
@@ -730,14 +740,14 @@ impl Session {
             }
             b"channels" => {
                 let pattern = args.get(2).map(Vec::as_slice);
-                let channels: BTreeSet<&Vec<u8>> = self
-                    .state
-                    .conns
-                    .values()
-                    .flat_map(|c| c.channels.iter())
-                    .filter(|ch| pattern.is_none_or(|p| glob_match(p, ch)))
-                    .collect();
-                Ok(Reply::Array(channels.into_iter().map(|c| Reply::Bulk(c.clone())).collect()))
+                let channels = distinct(self.state.conns.values().flat_map(|c| c.channels.iter()));
+                Ok(Reply::Array(
+                    channels
+                        .into_iter()
+                        .filter(|ch| pattern.is_none_or(|p| glob_match(p, ch)))
+                        .map(|c| Reply::Bulk(c.clone()))
+                        .collect(),
+                ))
             }
             b"numsub" => Ok(Reply::Array(
                 args[2..]
@@ -748,9 +758,9 @@ impl Session {
                     })
                     .collect(),
             )),
-            b"numpat" => Ok(Reply::Integer(
-                self.state.conns.values().flat_map(|c| c.patterns.iter()).collect::<BTreeSet<_>>().len() as i64,
-            )),
+            b"numpat" => {
+                Ok(Reply::Integer(distinct(self.state.conns.values().flat_map(|c| c.patterns.iter())).len() as i64))
+            }
             _ => Err(CmdError::UnknownSubcommand { command: "PUBSUB".into(), sub: args[1].clone() }),
         }
     }

@@ -9,8 +9,17 @@ pub fn duration(ms: i64) -> String {
     if ms.abs() < 1_000 {
         format!("{ms} ms")
     } else if ms.abs() < 60_000 {
-        let s = ms as f64 / 1000.0;
-        format!("{} s", trim_float(s))
+        // Whole milliseconds as seconds with up to three decimals, in integers: float
+        // formatting would pull std's float printer into the wasm for this one line.
+        let sign = if ms < 0 { "-" } else { "" };
+        let (s, frac) = (ms.unsigned_abs() / 1000, ms.unsigned_abs() % 1000);
+        let frac = format!("{frac:03}");
+        let frac = frac.trim_end_matches('0');
+        if frac.is_empty() {
+            format!("{sign}{s} s")
+        } else {
+            format!("{sign}{s}.{frac} s")
+        }
     } else {
         let (m, s) = (ms / 60_000, (ms % 60_000) / 1000);
         if s == 0 {
@@ -19,11 +28,6 @@ pub fn duration(ms: i64) -> String {
             format!("{m} min {s} s")
         }
     }
-}
-
-fn trim_float(value: f64) -> String {
-    let text = format!("{value:.3}");
-    text.trim_end_matches('0').trim_end_matches('.').to_owned()
 }
 
 fn plural(n: u64, one: &str) -> String {
@@ -323,5 +327,10 @@ mod tests {
         assert_eq!(s[4], vec!["alice opened a transaction (MULTI)"]);
         assert_eq!(duration(61_000), "1 min 1 s");
         assert_eq!(duration(1_500), "1.5 s");
+        assert_eq!(duration(1_000), "1 s");
+        assert_eq!(duration(1_050), "1.05 s");
+        assert_eq!(duration(59_999), "59.999 s");
+        assert_eq!(duration(-2_250), "-2.25 s");
+        assert_eq!(duration(-999), "-999 ms");
     }
 }

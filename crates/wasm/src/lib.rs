@@ -3,8 +3,8 @@
 //! [`Playground`] wraps a [`Console`] (the same console the CLI runs): console lines in,
 //! redis-cli text out, plus a [`SnapshotView`] of everything the pictures draw and, for every
 //! step of the history, the plain-language list of what it changed. The Yew app uses it
-//! in-process; [`StreamLab`] exposes the same calls to JavaScript (JSON strings) for scripts
-//! and tests. The view DTOs and serde live in this crate only.
+//! in-process; `StreamLab` (feature `js-handle`, on by default) exposes the same calls to
+//! JavaScript (JSON strings) for scripts and tests. The view DTOs and serde live in this crate only.
 
 pub mod diff;
 pub mod embed;
@@ -17,6 +17,7 @@ use serde::Serialize;
 use streamlab_engine::{IdMode, StreamId};
 use streamlab_protocol::history::{Record, Step};
 use streamlab_protocol::{format_reply, Clock, Console, Output, OutputKind, Reply, Session};
+#[cfg(feature = "js-handle")]
 use wasm_bindgen::prelude::*;
 
 pub use share::SessionSpec;
@@ -386,6 +387,7 @@ fn profile_switch(line: &str) -> Option<Profile> {
 }
 
 /// The playground for JavaScript: every answer is a JSON string.
+#[cfg(feature = "js-handle")]
 #[wasm_bindgen]
 pub struct StreamLab {
     inner: Playground,
@@ -396,6 +398,7 @@ pub fn json<T: Serialize>(value: &T) -> String {
     serde_json::to_string(value).expect("views serialize")
 }
 
+#[cfg(feature = "js-handle")]
 #[wasm_bindgen]
 impl StreamLab {
     /// A playground from a share fragment (`profile=...&clock=...&log=...`, or empty for the

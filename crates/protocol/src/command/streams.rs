@@ -292,7 +292,8 @@ impl<'a> XAdd<'a> {
                 // in any field order gives the same id, and nothing else does.
                 let mut pairs: Vec<(&Vec<u8>, &Vec<u8>)> =
                     self.fields.chunks(2).map(|pair| (&pair[0], &pair[1])).collect();
-                pairs.sort();
+                // Equal pairs are identical, so unstable is the same order in less wasm.
+                pairs.sort_unstable();
                 let mut iid = Vec::new();
                 for (field, value) in pairs {
                     for part in [field, value] {
