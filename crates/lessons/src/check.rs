@@ -105,7 +105,7 @@ impl Lesson {
 
     /// A console on a fresh session whose virtual clock starts where the variant says.
     pub fn fresh_console(&self, variant: &Variant) -> Console {
-        Console::new(Session::new(Clock::Virtual(self.clock.saturating_add(variant.clock))))
+        Console::new(Session::with_profile(Clock::Virtual(self.clock.saturating_add(variant.clock)), self.profile))
     }
 
     /// A fresh console with the lesson's setup run.

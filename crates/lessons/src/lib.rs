@@ -23,6 +23,6 @@ pub use check::{
     Verdict,
 };
 pub use error::LessonError;
-pub use model::{Check, Expect, Goal, Lesson, Line, Subject, Task, TaskKind, Value, Variant};
+pub use model::{Check, Expect, Goal, Lesson, Line, Profile, Subject, Task, TaskKind, Value, Variant};
 pub use parse::parse_lesson;
 pub use script::{parse_log, LogLine};

@@ -3,7 +3,8 @@
 
 use std::collections::BTreeMap;
 
-use serde::Serialize;
+use serde::{Serialize, Serializer};
+pub use streamlab_protocol::Profile;
 
 /// One lesson file.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -18,7 +19,9 @@ pub struct Lesson {
     pub title: String,
     /// One or two sentences (markdown).
     pub summary: String,
-    /// The Redis the lesson is written for.
+    /// The server the lesson is written for; its sessions (checks, the player's console)
+    /// answer as that server does.
+    #[serde(serialize_with = "profile_name")]
     pub profile: Profile,
     /// Estimated minutes.
     pub minutes: u32,
@@ -39,45 +42,9 @@ pub struct Lesson {
     pub tasks: Vec<Task>,
 }
 
-/// A Redis version a lesson targets: `redis-8.2`, ..., `redis-8.10`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
-pub struct Profile {
-    /// Major version.
-    pub major: u32,
-    /// Minor version.
-    pub minor: u32,
-}
-
-impl Profile {
-    /// The profiles lessons may name.
-    pub const KNOWN: [Profile; 5] = [
-        Profile { major: 8, minor: 2 },
-        Profile { major: 8, minor: 4 },
-        Profile { major: 8, minor: 6 },
-        Profile { major: 8, minor: 8 },
-        Profile { major: 8, minor: 10 },
-    ];
-
-    /// Parses `redis-8.2` and the like; only [`Profile::KNOWN`] profiles are accepted.
-    pub fn parse(text: &str) -> Option<Profile> {
-        let (major, minor) = text.strip_prefix("redis-")?.split_once('.')?;
-        let profile = Profile { major: major.parse().ok()?, minor: minor.parse().ok()? };
-        Profile::KNOWN.contains(&profile).then_some(profile)
-    }
-
-    /// Whether a command introduced in `since` (`"8.2.0"`) belongs to this profile.
-    pub fn has(self, since: &str) -> bool {
-        let mut parts = since.split('.').map(|p| p.parse::<u32>().unwrap_or(0));
-        let major = parts.next().unwrap_or(0);
-        let minor = parts.next().unwrap_or(0);
-        (major, minor) <= (self.major, self.minor)
-    }
-}
-
-impl std::fmt::Display for Profile {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "redis-{}.{}", self.major, self.minor)
-    }
+/// A profile as its name (`redis-8.2`): the protocol crate has no serde.
+fn profile_name<S: Serializer>(profile: &Profile, serializer: S) -> Result<S::Ok, S::Error> {
+    serializer.serialize_str(profile.name())
 }
 
 /// An engine feature a lesson needs: a command (`XNACK`) or a command's option

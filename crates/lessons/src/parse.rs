@@ -292,13 +292,13 @@ fn convert(raw: RawLesson, errors: &mut Errors<'_>) -> Lesson {
     if *raw.version.get_ref() == 0 {
         errors.at(raw.version.span(), "version starts at 1");
     }
-    let profile = Profile::parse(raw.profile.get_ref()).unwrap_or_else(|| {
-        let known: Vec<String> = Profile::KNOWN.iter().map(Profile::to_string).collect();
+    let profile = raw.profile.get_ref().parse::<Profile>().unwrap_or_else(|_| {
         errors.at(
             raw.profile.span(),
-            format!("unknown profile `{}`, expected one of {}", raw.profile.get_ref(), known.join(", ")),
+            format!("unknown profile `{}`, expected one of {}", raw.profile.get_ref(), Profile::names()),
         );
-        Profile::KNOWN[0]
+        // A stand-in so the rest of the file is still checked; the error above fails it.
+        Profile::default()
     });
     let needs = raw.needs.iter().filter_map(|need| convert_need(need, errors)).collect();
     let setup = lines(&raw.setup, errors);

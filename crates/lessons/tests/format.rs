@@ -112,10 +112,11 @@ fn lines_and_header_fields_are_checked() {
     assert!(e[0].contains("a `reply` check runs one command from a fresh connection"), "{e:?}");
     let e = errors(&with(":clock +60s", ":clock soon"));
     assert!(e[0].contains("is not a meta-command lessons allow"), "{e:?}");
-    let e = errors(&with("profile = \"redis-8.2\"", "profile = \"redis-7.4\""));
-    assert!(e[0].contains(
-        "unknown profile `redis-7.4`, expected one of redis-8.2, redis-8.4, redis-8.6, redis-8.8, redis-8.10"
-    ));
+    let e = errors(&with("profile = \"redis-8.2\"", "profile = \"redis-6.2\""));
+    assert!(
+        e[0].contains("unknown profile `redis-6.2`, expected one of redis-7.4, redis-8.2, redis-8.4, redis-8.6, redis-8.8, redis-8.10, valkey-9"),
+        "{e:?}"
+    );
     let e = errors(&with("id = \"tiny\"", "id = \"Tiny Lesson\""));
     assert!(e[0].starts_with("lessons/tiny.toml:1:6: id `Tiny Lesson`"), "{e:?}");
     let e = errors(&with("version = 1", "version = \"one\""));

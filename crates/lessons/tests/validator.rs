@@ -110,6 +110,12 @@ fn text_is_markdown_without_raw_html_naming_real_commands() {
         )),
         "{p:?}"
     );
+    // Commands are judged by the lesson's profile: XNACK exists from Redis 8.8 on.
+    let p = problems(&with("hints = [\"Use XAUTOCLAIM.\"]", "hints = [\"Use XNACK.\"]"));
+    assert!(has(&p, "`XNACK` does not exist in this lesson's profile redis-8.2"), "{p:?}");
+    let p =
+        problems(&with("hints = [\"Use XAUTOCLAIM.\"]", "hints = [\"Use XNACK.\"]").replace("redis-8.2", "redis-8.8"));
+    assert!(!has(&p, "`XNACK`"), "{p:?}");
     let p = problems(&with("`XPENDING jobs workers` shows it", "`XINFO GROUP jobs` shows it"));
     assert!(has(&p, "`XINFO GROUP` is not a subcommand"), "{p:?}");
     assert_eq!(raw_html("a `<b>` b\n```\n<i>\n```\n x < y"), None);
@@ -153,4 +159,19 @@ fn the_index_and_the_lessons_agree() {
     );
     let e = parse_index("lessons/index.toml", "[[section]]\ntitle = \"A\"\nlesson = []\n").unwrap_err();
     assert_eq!(e.to_string(), "lessons/index.toml:3:1: unknown field `lesson`, expected `title` or `lessons`");
+}
+
+#[test]
+fn a_lesson_runs_on_the_server_it_names() {
+    use streamlab_lessons::{parse_lesson, Profile};
+    for (name, profile) in
+        [("redis-8.2", Profile::Redis82), ("redis-8.8", Profile::Redis88), ("valkey-9", Profile::Valkey9)]
+    {
+        let lesson = parse_lesson("lessons/tiny.toml", &GOOD.replace("redis-8.2", name)).expect("the fixture parses");
+        let mut console = lesson.fresh_console(&lesson.variants[0]);
+        assert_eq!(console.session().profile(), profile);
+        // XNACK came with Redis 8.8: older servers answer that it is unknown.
+        let reply = console.run("XNACK jobs workers 1-0").iter().map(|o| o.text.clone()).collect::<String>();
+        assert_eq!(reply.contains("unknown command"), profile != Profile::Redis88, "{name}: {reply}");
+    }
 }
