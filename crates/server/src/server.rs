@@ -135,7 +135,6 @@ struct Client {
     sock: Sock,
     addr: String,
     laddr: String,
-    fd: i32,
     unix: bool,
     /// On a Unix socket or from a loopback address (`enable-debug-command local`).
     local: bool,
@@ -181,6 +180,16 @@ struct Core {
 }
 
 impl Core {
+    /// Whether the connection speaks RESP3 (its replies and pushes are encoded so).
+    fn resp3(&self, id: ConnId) -> bool {
+        self.session.conn(id).is_some_and(|c| c.resp == 3)
+    }
+
+    /// Whether the connection waits in a blocked read.
+    fn blocked(&self, id: ConnId) -> bool {
+        self.session.conn(id).is_some_and(|c| c.blocked().is_some())
+    }
+
     fn queue_read(&mut self, id: ConnId) {
         if let Some(client) = self.clients.get_mut(&id) {
             if !client.queued_read {
@@ -603,14 +612,12 @@ impl EventLoop {
         let connected = self.core.session.connect();
         debug_assert_eq!(connected, id);
         let now = Instant::now();
-        let fd = sock.fd();
         self.core.clients.insert(
             id,
             Client {
                 sock,
                 addr,
                 laddr,
-                fd,
                 unix,
                 local,
                 created: now,
@@ -639,20 +646,21 @@ impl EventLoop {
             // Clients whose held-back input waited a whole pause are parsed now.
             let now = Instant::now();
             let mut held = std::mem::take(&mut self.core.held);
+            let mut due = Vec::new();
             held.retain(|&id| match self.core.clients.get_mut(&id) {
                 Some(client) if client.held_until.is_some_and(|at| at <= now) => {
                     client.held_until = None;
                     client.parse_at = 0;
-                    if !client.queued_read {
-                        client.queued_read = true;
-                        self.core.to_read.push(id);
-                    }
+                    due.push(id);
                     false
                 }
                 Some(client) => client.held_until.is_some(),
                 None => false,
             });
             self.core.held = held;
+            for id in due {
+                self.core.queue_read(id);
+            }
         }
         let ids = std::mem::take(&mut self.core.to_read);
         for id in ids {
@@ -786,10 +794,10 @@ impl EventLoop {
             // Nothing of this batch is sent.
             own.truncate(start);
         }
-        let blocked = self.core.session.conn(id).is_some_and(|c| c.blocked().is_some());
+        let blocked = self.core.blocked(id);
         let mut close = !matches!(step, Step::Go);
         if let (Some(error), Step::Go) = (error, &step) {
-            let resp3 = self.core.session.conn(id).is_some_and(|c| c.resp == 3);
+            let resp3 = self.core.resp3(id);
             let bytes = encode(&error.to_reply(), resp3);
             if blocked {
                 // Redis reads no further while a client is blocked: the error comes after the
@@ -821,6 +829,7 @@ impl EventLoop {
     fn run_one(&mut self, id: ConnId, args: Vec<Vec<u8>>, now: Instant, own: &mut Vec<u8>) -> Step {
         let log_enabled = self.settings.log;
         let core = &mut self.core;
+        let blocked = core.blocked(id);
         let Some(client) = core.clients.get_mut(&id) else { return Step::Abort };
         client.last_command = now;
         let name = args[0].as_slice();
@@ -832,7 +841,6 @@ impl EventLoop {
             );
             return Step::Abort;
         }
-        let blocked = core.session.conn(id).is_some_and(|c| c.blocked().is_some());
         if blocked && is(name, "quit") {
             // QUIT waits behind the blocked read like any other command, then closes.
             client.closing.get_or_insert(Closing::Pending(b"+OK\r\n".to_vec()));
@@ -844,15 +852,9 @@ impl EventLoop {
             let settings = &self.settings;
             let Ok((reply, deliveries)) = catch_unwind(AssertUnwindSafe(|| settings.debug(session, id, &args, local)))
             else {
-                log::line(
-                    log_enabled,
-                    Level::Warning,
-                    &format!("Internal error while running DEBUG for client id={id}"),
-                );
-                encode_into(&Reply::Error("ERR internal error".into()), false, own);
-                return Step::Close;
+                return internal_error(log_enabled, &format!("running DEBUG for client id={id}"), own);
             };
-            let resp3 = core.session.conn(id).is_some_and(|c| c.resp == 3);
+            let resp3 = core.resp3(id);
             encode_into(&reply, resp3, own);
             route(core, Some(id), deliveries, own);
             return Step::Go;
@@ -867,17 +869,9 @@ impl EventLoop {
         let session = &mut core.session;
         let executed = match catch_unwind(AssertUnwindSafe(|| session.execute(id, args))) {
             Ok(executed) => executed,
-            Err(_) => {
-                log::line(
-                    log_enabled,
-                    Level::Warning,
-                    &format!("Internal error while running a command of client id={id}"),
-                );
-                encode_into(&Reply::Error("ERR internal error".into()), false, own);
-                return Step::Close;
-            }
+            Err(_) => return internal_error(log_enabled, &format!("running a command of client id={id}"), own),
         };
-        let resp3 = core.session.conn(id).is_some_and(|c| c.resp == 3);
+        let resp3 = core.resp3(id);
         for reply in executed.replies {
             let reply = match patch {
                 Patch::None => reply,
@@ -893,6 +887,14 @@ impl EventLoop {
             Step::Go
         }
     }
+}
+
+/// A command panicked: the client gets an error and is closed, and the log says what was
+/// running.
+fn internal_error(log_enabled: bool, what: &str, own: &mut Vec<u8>) -> Step {
+    log::line(log_enabled, Level::Warning, &format!("Internal error while {what}"));
+    encode_into(&Reply::Error("ERR internal error".into()), false, own);
+    Step::Close
 }
 
 /// What [`parse_all`] found after the complete requests.
@@ -929,7 +931,7 @@ fn route(core: &mut Core, own: Option<ConnId>, deliveries: Vec<Delivery>, own_bu
     let mut touched: Vec<ConnId> = Vec::new();
     let mut over_limit: Vec<ConnId> = Vec::new();
     for delivery in deliveries {
-        let resp3 = core.session.conn(delivery.conn).is_some_and(|c| c.resp == 3);
+        let resp3 = core.resp3(delivery.conn);
         if Some(delivery.conn) == own {
             encode_into(&delivery.reply, resp3, own_buf);
         } else if let Some(client) = core.clients.get_mut(&delivery.conn) {
@@ -950,7 +952,7 @@ fn route(core: &mut Core, own: Option<ConnId>, deliveries: Vec<Delivery>, own_bu
     }
     for conn in touched {
         core.queue_write(conn);
-        let blocked = core.session.conn(conn).is_some_and(|c| c.blocked().is_some());
+        let blocked = core.blocked(conn);
         if let Some(client) = core.clients.get_mut(&conn) {
             if !blocked && matches!(client.closing, Some(Closing::Pending(_))) {
                 if let Some(Closing::Pending(bytes)) = client.closing.replace(Closing::Sent) {
@@ -1124,7 +1126,7 @@ fn patch_client_list(clients: &BTreeMap<ConnId, Client>, text: &[u8]) -> Vec<u8>
                 match key {
                     "addr" => format!("addr={}", client.addr),
                     "laddr" => format!("laddr={}", client.laddr),
-                    "fd" => format!("fd={}", client.fd),
+                    "fd" => format!("fd={}", client.sock.fd()),
                     "age" => format!("age={}", now.duration_since(client.created).as_secs()),
                     "idle" => format!("idle={}", now.duration_since(client.last_command).as_secs()),
                     "flags" if client.unix => {
