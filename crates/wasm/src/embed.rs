@@ -113,7 +113,7 @@ impl EmbedOptions {
 
     /// The profile asked for (the playground's default when none is), or why it is unknown.
     fn profile(&self) -> Result<Profile, String> {
-        self.profile.as_deref().map_or(Ok(DEFAULT_PROFILE), |name| name.parse::<Profile>().map_err(|e| e.to_string()))
+        crate::profile_or_default(self.profile.as_deref())
     }
 
     /// The session the widget starts from before its setup: the profile's fresh session.

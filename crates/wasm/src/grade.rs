@@ -6,9 +6,9 @@ use serde::Serialize;
 use serde_json::{json, Value};
 use streamlab_lessons::{Lesson, TaskKind};
 use streamlab_protocol::history::Step;
-use streamlab_protocol::{format_reply, Clock, Console, OutputKind, Profile, Reply, Session, VIRTUAL_EPOCH_MS};
+use streamlab_protocol::{format_reply, Clock, Console, OutputKind, Reply, Session, VIRTUAL_EPOCH_MS};
 
-use crate::{view, OutputView, SnapshotView, DEFAULT_PROFILE};
+use crate::{view, OutputView, SnapshotView};
 
 /// A reply tree as a JSON value a grader can compare: bulk strings as strings (invalid UTF-8
 /// replaced), integers as numbers, both nulls as `null`, arrays as arrays, booleans as
@@ -76,10 +76,7 @@ impl Headless {
     /// A session answering as `profile` (default: the playground's), its virtual clock at
     /// `clock` (Unix ms; default: the console's usual start).
     pub fn create(profile: Option<&str>, clock: Option<i64>) -> Result<Headless, String> {
-        let profile = match profile {
-            Some(name) => name.parse::<Profile>().map_err(|e| e.to_string())?,
-            None => DEFAULT_PROFILE,
-        };
+        let profile = crate::profile_or_default(profile)?;
         let start = clock.unwrap_or(VIRTUAL_EPOCH_MS);
         Ok(Headless { console: Console::new(Session::with_profile(Clock::Virtual(start), profile)), start })
     }

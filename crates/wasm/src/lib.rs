@@ -31,6 +31,12 @@ use view::{Opened, RailItem};
 /// `:profile NAME` pick another.
 pub const DEFAULT_PROFILE: Profile = Profile::Redis810;
 
+/// The profile a host names (an embed option, a grader's argument), or the default when it
+/// names none; an unknown name is the error text to show.
+pub fn profile_or_default(name: Option<&str>) -> Result<Profile, String> {
+    name.map_or(Ok(DEFAULT_PROFILE), |name| name.parse::<Profile>().map_err(|e| e.to_string()))
+}
+
 /// The connections a new playground opens, as tabs.
 pub const FIRST_CONNECTIONS: [&str; 2] = ["alice", "bob"];
 
