@@ -202,20 +202,16 @@ impl LessonRun {
         let run = &mut self.runs[task];
         run.check = Some(event.clone());
         if event.passed && run.score.is_none() {
-            let score = task_score(event.commands, event.par, run.hints, run.solution);
-            run.score = Some(score);
-            run.done = true;
             let complete = TaskCompleteEvent {
                 task,
-                score,
+                score: task_score(event.commands, event.par, run.hints, run.solution),
                 max: TASK_MAX,
                 commands: event.commands,
                 par: event.par,
                 hints_used: run.hints,
                 solution_viewed: run.solution,
             };
-            events.push(("task-complete", json(&complete)));
-            self.progress_events(&mut events);
+            self.complete(complete, &mut events);
         }
         Ok(events)
     }
@@ -249,20 +245,16 @@ impl LessonRun {
         run.options = options;
         if run.score.is_none() {
             if event.correct {
-                let score = u32::from(run.wrong == 0);
-                run.score = Some(score);
-                run.done = true;
                 let complete = TaskCompleteEvent {
                     task,
-                    score,
+                    score: u32::from(run.wrong == 0),
                     max: 1,
                     commands: 0,
                     par: 0,
                     hints_used: 0,
                     solution_viewed: false,
                 };
-                events.push(("task-complete", json(&complete)));
-                self.progress_events(&mut events);
+                self.complete(complete, &mut events);
             } else {
                 run.wrong += 1;
             }
@@ -325,6 +317,16 @@ impl LessonRun {
     }
 
     /// The progress event (and `lesson-complete` the first time every task is done).
+    /// A task is complete: its score is kept, and `task-complete` and the progress events
+    /// are raised.
+    fn complete(&mut self, complete: TaskCompleteEvent, events: &mut Events) {
+        let run = &mut self.runs[complete.task];
+        run.score = Some(complete.score);
+        run.done = true;
+        events.push(("task-complete", json(&complete)));
+        self.progress_events(events);
+    }
+
     fn progress_events(&mut self, events: &mut Events) {
         let max_of = |i: usize| if is_question(&self.view.tasks[i].kind) { 1 } else { TASK_MAX };
         let progress = ProgressEvent {
