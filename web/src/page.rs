@@ -3,13 +3,32 @@
 
 use std::cell::Cell;
 
-use gloo::storage::{LocalStorage, Storage};
 use streamlab_wasm::lesson::Progress;
 use streamlab_wasm::SessionSpec;
 
-const SESSION_KEY: &str = "streamlab.session";
-const HISTORY_KEY: &str = "streamlab.history";
-const THEME_KEY: &str = "streamlab.theme";
+// Every value is stored as plain text, not JSON: reading JSON back would link serde_json's
+// deserializer into the wasm for three strings. (The keys differ from the JSON-valued ones
+// the first builds used, so an old value is never misread.)
+const SESSION_KEY: &str = "streamlab.session.text";
+const HISTORY_KEY: &str = "streamlab.history.text";
+const THEME_KEY: &str = "streamlab.theme.text";
+
+/// The page's local storage, when the browser allows it (it can be off, or full).
+fn storage() -> Option<web_sys::Storage> {
+    gloo::utils::window().local_storage().ok().flatten()
+}
+
+/// The text stored under `key`.
+fn load(key: &str) -> Option<String> {
+    storage()?.get_item(key).ok().flatten()
+}
+
+/// Stores `value` under `key`; a full or disabled storage only loses the saving.
+fn store(key: &str, value: &str) {
+    if let Some(storage) = storage() {
+        let _ = storage.set_item(key, value);
+    }
+}
 
 /// The session to start with: the one in the URL fragment (a share link), else the one saved
 /// on this machine, else a fresh one.
@@ -21,34 +40,34 @@ pub fn initial_spec() -> (SessionSpec, Option<String>) {
             Err(error) => (SessionSpec::default(), Some(format!("The link could not be read: {error}"))),
         };
     }
-    let saved: Option<String> = LocalStorage::get(SESSION_KEY).ok();
-    let spec = saved.and_then(|text| SessionSpec::parse(&text).ok()).unwrap_or_default();
+    let spec = load(SESSION_KEY).and_then(|text| SessionSpec::parse(&text).ok()).unwrap_or_default();
     (spec, None)
 }
 
 /// Saves the session (as its share fragment) on this machine.
 pub fn save_session(fragment: &str) {
-    let _ = LocalStorage::set(SESSION_KEY, fragment);
+    store(SESSION_KEY, fragment);
 }
 
 /// Console history remembered across reloads.
 pub fn load_history() -> Vec<String> {
-    LocalStorage::get(HISTORY_KEY).unwrap_or_default()
+    load(HISTORY_KEY).map(|text| text.lines().map(str::to_owned).collect()).unwrap_or_default()
 }
 
-/// Remembers the console history.
+/// Remembers the console history, a line per entry (an entry is one console line, so it
+/// holds no line break).
 pub fn save_history(history: &[String]) {
-    let _ = LocalStorage::set(HISTORY_KEY, history);
+    store(HISTORY_KEY, &history.join("\n"));
 }
 
 /// The theme chosen: `auto`, `light` or `dark`.
 pub fn load_theme() -> String {
-    LocalStorage::get(THEME_KEY).unwrap_or_else(|_| "auto".to_owned())
+    load(THEME_KEY).unwrap_or_else(|| "auto".to_owned())
 }
 
 /// Applies and remembers a theme.
 pub fn apply_theme(theme: &str) {
-    let _ = LocalStorage::set(THEME_KEY, theme);
+    store(THEME_KEY, theme);
     if let Some(root) = gloo::utils::document().document_element() {
         let _ = root.set_attribute("data-theme", theme);
     }
@@ -124,14 +143,12 @@ fn fixed(value: f64, digits: u8) -> String {
 
 /// Saved progress in a lesson version.
 pub fn load_progress(id: &str, version: u32) -> Progress {
-    // Stored as plain text (not JSON): the reading needs no serde.
-    let text = LocalStorage::raw().get_item(&Progress::key(id, version)).ok().flatten();
-    text.map(|text| Progress::parse(&text)).unwrap_or_default()
+    load(&Progress::key(id, version)).map(|text| Progress::parse(&text)).unwrap_or_default()
 }
 
 /// Saves progress in a lesson version.
 pub fn save_progress(id: &str, version: u32, progress: &Progress) {
-    let _ = LocalStorage::raw().set_item(&Progress::key(id, version), &progress.to_text());
+    store(&Progress::key(id, version), &progress.to_text());
 }
 
 /// The `lesson` parameter of the address (`?lesson=ID` or `?lesson=URL`), if any.
