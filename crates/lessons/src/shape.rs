@@ -13,7 +13,8 @@ use crate::toml::{self, Spanned, Table, Value};
 pub struct ShapeError {
     /// Byte range in the text.
     pub span: Range<usize>,
-    /// The message, worded as serde words it.
+    /// The message: TOML syntax errors as [`crate::toml`] words them, the rest as serde
+    /// words them.
     pub message: String,
 }
 
@@ -92,7 +93,7 @@ fn invalid(value: &Spanned<Value>, expected: &str) -> ShapeError {
         Value::Integer(n) => format!("integer `{n}`"),
         Value::Float(f) => format!("floating point `{f}`"),
         Value::Boolean(b) => format!("boolean `{b}`"),
-        Value::Datetime(d) => format!("date-time `{d}`"),
+        Value::Datetime(d) => format!("datetime `{d}`"),
         Value::Array(_) => "sequence".to_owned(),
         Value::Table(_) => "map".to_owned(),
     };
@@ -225,5 +226,17 @@ mod tests {
             fields.required("l", loose).unwrap(),
             Loose::List(vec![Loose::Int(1), Loose::Str("two".into()), Loose::List(vec![Loose::Int(3)])])
         );
+        let doc = document("f = 1.5\nd = 1979-05-27\n").unwrap();
+        let fields = Fields::new(doc.get_ref(), doc.span(), &["f", "d"]).unwrap();
+        let error = fields.required("f", string).unwrap_err();
+        assert_eq!(
+            (error.message.as_str(), error.span),
+            ("invalid type: floating point `1.5`, expected a string", 4..7)
+        );
+        assert_eq!(
+            fields.required("d", boolean).unwrap_err().message,
+            "invalid type: datetime `1979-05-27`, expected a boolean"
+        );
+        assert_eq!(document("a = 1\na = 2\n").err().unwrap().span, 6..7, "syntax errors keep their span");
     }
 }

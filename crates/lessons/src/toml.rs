@@ -1,10 +1,12 @@
 //! A small TOML reader for lesson files that keeps the byte span of every key and value, so
 //! [`shape`](crate::shape) can put each error at its line and column.
 //!
-//! Why in-house: the lessons crate is linked into both wasm bundles, and the `toml` crate
-//! family (toml, toml_parser, toml_datetime, serde_core, winnow) cost about 13 KB gzipped in
-//! the app and more in the grader, both over their size budgets. Lessons need a parse tree
-//! with spans and nothing else: no serde, no writing, no float or date conversions.
+//! Why in-house: the lessons crate is linked into both wasm bundles, which are over their gzip
+//! budgets, and lessons need only a parse tree with spans: no serde, no writing, no float or
+//! date conversions. Replacing the `toml` crate family (toml, toml_parser, toml_datetime,
+//! serde_core, winnow) with this reader took `cargo xtask dist`'s gzipped app wasm from
+//! 417,155 to 397,617 bytes and the grader's from 213,796 to 192,593; the reader itself costs
+//! about 6 KB of that gzipped code.
 //!
 //! What it reads is TOML 1.0: comments, bare, quoted and dotted keys, `[tables]`,
 //! `[[arrays.of.tables]]`, basic and literal strings (single- and multi-line, every escape),
@@ -77,7 +79,7 @@ pub enum Value {
 
 impl Value {
     /// The kind of value, with its article, for messages.
-    pub fn kind(&self) -> &'static str {
+    fn kind(&self) -> &'static str {
         match self {
             Value::String(_) => "a string",
             Value::Integer(_) => "an integer",
