@@ -26,7 +26,8 @@
 
 use std::ops::Range;
 
-/// How deep arrays and inline tables may nest: far beyond any lesson, well within the stack.
+/// How deep arrays and inline tables may nest, and how many parts a dotted key may have: far
+/// beyond any lesson, well within the stack (dropping nested tables recurses too).
 const MAX_DEPTH: usize = 64;
 
 /// A value with the byte range of the text it was read from.
@@ -362,12 +363,16 @@ impl Parser<'_> {
 
     /// A key, dotted or not.
     fn key(&mut self) -> Result<Key, Error> {
+        let start = self.pos;
         let mut path = Vec::new();
         let mut last = self.simple_key()?;
         loop {
             self.skip_spaces();
             if !self.eat(b'.') {
                 return Ok((path, last));
+            }
+            if path.len() == MAX_DEPTH {
+                return Err(Error { span: start..self.pos, message: "a dotted key with too many parts".to_owned() });
             }
             self.skip_spaces();
             path.push(std::mem::replace(&mut last, self.simple_key()?));
@@ -1020,5 +1025,8 @@ mod tests {
         assert_eq!(error("\"\"\"k\"\"\" = 1\n").0, "expected `=` after the key ``, found `\"`");
         let deep = format!("a = {}{}\n", "[".repeat(100), "]".repeat(100));
         assert_eq!(error(&deep).0, "arrays and inline tables nest too deeply");
+        let long = format!("[{}]\n", vec!["a"; 100].join("."));
+        assert_eq!(error(&long), ("a dotted key with too many parts".into(), &long[1..131]));
+        assert!(parse(&format!("{} = 1\n", vec!["a"; 60].join("."))).is_ok());
     }
 }
