@@ -959,6 +959,8 @@ mod tests {
         assert_eq!(error("a = {}\na.b = 2\n").0, "cannot add keys to `a`: it is an inline table");
         assert_eq!(error("a = {}\n[a.b]\n").0, "cannot add keys to `a`: it is an inline table");
         assert_eq!(error("a = [{}]\n[a.b]\n").0, "cannot add keys to `a`: it is an array");
+        // Dotted keys cannot reach into an array of tables (the `toml` crate let this pass).
+        assert_eq!(error("[[a.b]]\n[a]\nb.c = 1\n"), ("cannot add keys to `b`: it is an array".into(), "b"));
         assert_eq!(error("t = {a = 1, a = 2}\n").0, "duplicate key `a`, first defined on line 1");
         assert_eq!(
             error("a = \"open\nb = 1\n"),
