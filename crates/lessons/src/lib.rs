@@ -6,7 +6,9 @@
 //! * [`check`]: runs a task in a fresh `Session` on a virtual clock and evaluates it — what
 //!   the web player and graders call;
 //! * [`validate`]: everything `streamlab check lessons/` verifies, without touching files;
-//! * [`script`]: lesson lines and learners' logs, and how variants rewrite text.
+//! * [`script`]: lesson lines and learners' logs, and how variants rewrite text;
+//! * [`toml`]: the TOML reader underneath, keeping every key's and value's span;
+//!   [`shape`] reads its tables field by field.
 //!
 //! No I/O happens here beyond parsing strings, so the crate builds for the browser too.
 
@@ -16,6 +18,7 @@ pub mod model;
 pub mod parse;
 pub mod script;
 pub mod shape;
+pub mod toml;
 pub mod validate;
 
 pub use check::{

@@ -7,8 +7,6 @@ use std::collections::BTreeMap;
 use std::ops::Range;
 
 use streamlab_engine::{IdMode, StreamId};
-use toml::de::DeValue;
-use toml::Spanned;
 
 use crate::error::LessonError;
 use crate::model::{
@@ -19,6 +17,7 @@ use crate::script::{log_of, parse_line, Parsed};
 use crate::shape::{
     self, array, boolean, integer, keep_span, loose, spanned_string, string, string_map, table, Fields, Loose, Read,
 };
+use crate::toml::{self, Spanned};
 
 struct RawLesson {
     id: Spanned<String>,
@@ -129,7 +128,7 @@ impl RawLesson {
 }
 
 impl RawIntro {
-    fn read(value: &Spanned<DeValue<'_>>) -> Read<Spanned<RawIntro>> {
+    fn read(value: &Spanned<toml::Value>) -> Read<Spanned<RawIntro>> {
         table(value, &["text", "demo"], |f| {
             Ok(RawIntro {
                 text: f.required("text", string)?,
@@ -140,7 +139,7 @@ impl RawIntro {
 }
 
 impl RawVariant {
-    fn read(value: &Spanned<DeValue<'_>>) -> Read<Spanned<RawVariant>> {
+    fn read(value: &Spanned<toml::Value>) -> Read<Spanned<RawVariant>> {
         table(value, &["ids", "clock", "values"], |f| {
             Ok(RawVariant {
                 ids: f.or_default("ids", |v| integer(v, "u64"))?,
@@ -152,7 +151,7 @@ impl RawVariant {
 }
 
 impl RawTask {
-    fn read(value: &Spanned<DeValue<'_>>) -> Read<Spanned<RawTask>> {
+    fn read(value: &Spanned<toml::Value>) -> Read<Spanned<RawTask>> {
         let known = [
             "kind",
             "title",
@@ -169,7 +168,7 @@ impl RawTask {
             "options",
         ];
         table(value, &known, |f| {
-            let lines = |v: &Spanned<DeValue<'_>>| array(v, spanned_string);
+            let lines = |v: &Spanned<toml::Value>| array(v, spanned_string);
             Ok(RawTask {
                 kind: f.required("kind", spanned_string)?,
                 title: f.required("title", string)?,
@@ -190,7 +189,7 @@ impl RawTask {
 }
 
 impl RawOption {
-    fn read(value: &Spanned<DeValue<'_>>) -> Read<Spanned<RawOption>> {
+    fn read(value: &Spanned<toml::Value>) -> Read<Spanned<RawOption>> {
         table(value, &["text", "correct", "why"], |f| {
             Ok(RawOption {
                 text: f.required("text", string)?,
@@ -202,13 +201,13 @@ impl RawOption {
 }
 
 impl RawCheck {
-    fn read(value: &Spanned<DeValue<'_>>) -> Read<Spanned<RawCheck>> {
+    fn read(value: &Spanned<toml::Value>) -> Read<Spanned<RawCheck>> {
         let known = [
             "kind", "stream", "group", "consumer", "id", "key", "command", "equals", "at_least", "at_most", "matches",
             "present", "message",
         ];
         table(value, &known, |f| {
-            let number = |v: &Spanned<DeValue<'_>>| keep_span(v, |v| integer(v, "i64"));
+            let number = |v: &Spanned<toml::Value>| keep_span(v, |v| integer(v, "i64"));
             Ok(RawCheck {
                 kind: f.required("kind", spanned_string)?,
                 stream: f.optional("stream", spanned_string)?,

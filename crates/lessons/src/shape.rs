@@ -1,45 +1,48 @@
-//! Reading TOML tables field by field, without serde: the spans the parser keeps, an error
-//! for every field a table does not know, and type errors at the value. (Deserializing the
-//! lesson's shape through serde generated several times more code for the browser than the
-//! parser itself; this reader keeps the same messages.)
+//! Reading TOML tables field by field, without serde: the spans [`crate::toml`] keeps, an
+//! error for every field a table does not know, and type errors at the value. (Deserializing
+//! the lesson's shape through serde generated several times more code for the browser than the
+//! parser itself; this reader keeps serde's messages.)
 
 use std::collections::BTreeMap;
 use std::ops::Range;
 
-use toml::de::{DeTable, DeValue};
-use toml::Spanned;
+use crate::toml::{self, Spanned, Table, Value};
 
 /// A problem in the file's shape: where, and what.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ShapeError {
     /// Byte range in the text.
     pub span: Range<usize>,
-    /// The message, worded as serde words it.
+    /// The message: TOML syntax errors as [`crate::toml`] words them, the rest as serde
+    /// words them.
     pub message: String,
 }
 
 /// The result of reading a part of the file.
 pub type Read<T> = Result<T, ShapeError>;
 
-/// Parses a TOML document into its top table.
-pub fn document(text: &str) -> Read<Spanned<DeTable<'_>>> {
-    DeTable::parse(text)
-        .map_err(|error| ShapeError { span: error.span().unwrap_or(0..0), message: error.message().trim().to_owned() })
+/// Parses a TOML document into its top table (whose span is empty, at the start: a missing
+/// top-level field is reported there).
+pub fn document(text: &str) -> Read<Spanned<Table>> {
+    match toml::parse(text) {
+        Ok(table) => Ok(Spanned::new(0..0, table)),
+        Err(error) => Err(ShapeError { span: error.span, message: error.message }),
+    }
 }
 
 /// A table whose fields are read by name; it has no field outside `known`.
-pub struct Fields<'a, 'i> {
-    table: &'a DeTable<'i>,
+pub struct Fields<'a> {
+    table: &'a Table,
     span: Range<usize>,
 }
 
-impl<'a, 'i> Fields<'a, 'i> {
+impl<'a> Fields<'a> {
     /// Starts reading a table: the first field (in the file's order) that is not `known` is
     /// an error.
-    pub fn new(table: &'a DeTable<'i>, span: Range<usize>, known: &[&str]) -> Read<Fields<'a, 'i>> {
+    pub fn new(table: &'a Table, span: Range<usize>, known: &[&str]) -> Read<Fields<'a>> {
         let unknown = table
             .iter()
-            .filter(|(key, _)| !known.contains(&key.get_ref().as_ref()))
+            .filter(|(key, _)| !known.contains(&key.get_ref().as_str()))
             .min_by_key(|(key, _)| key.span().start);
         if let Some((key, _)) = unknown {
             return Err(ShapeError {
@@ -50,12 +53,12 @@ impl<'a, 'i> Fields<'a, 'i> {
         Ok(Fields { table, span })
     }
 
-    fn get(&self, name: &str) -> Option<&'a Spanned<DeValue<'i>>> {
+    fn get(&self, name: &str) -> Option<&'a Spanned<Value>> {
         self.table.get(name)
     }
 
     /// A field that must be there.
-    pub fn required<T>(&self, name: &str, read: impl Fn(&'a Spanned<DeValue<'i>>) -> Read<T>) -> Read<T> {
+    pub fn required<T>(&self, name: &str, read: impl Fn(&'a Spanned<Value>) -> Read<T>) -> Read<T> {
         match self.get(name) {
             Some(value) => read(value),
             None => Err(ShapeError { span: self.span.clone(), message: format!("missing field `{name}`") }),
@@ -63,12 +66,12 @@ impl<'a, 'i> Fields<'a, 'i> {
     }
 
     /// A field that may be missing.
-    pub fn optional<T>(&self, name: &str, read: impl Fn(&'a Spanned<DeValue<'i>>) -> Read<T>) -> Read<Option<T>> {
+    pub fn optional<T>(&self, name: &str, read: impl Fn(&'a Spanned<Value>) -> Read<T>) -> Read<Option<T>> {
         self.get(name).map(read).transpose()
     }
 
     /// A field that takes a default when missing.
-    pub fn or_default<T: Default>(&self, name: &str, read: impl Fn(&'a Spanned<DeValue<'i>>) -> Read<T>) -> Read<T> {
+    pub fn or_default<T: Default>(&self, name: &str, read: impl Fn(&'a Spanned<Value>) -> Read<T>) -> Read<T> {
         Ok(self.optional(name, read)?.unwrap_or_default())
     }
 }
@@ -84,64 +87,60 @@ fn expected_one_of(known: &[&str]) -> String {
     }
 }
 
-fn invalid(value: &Spanned<DeValue<'_>>, expected: &str) -> ShapeError {
+fn invalid(value: &Spanned<Value>, expected: &str) -> ShapeError {
     let found = match value.get_ref() {
-        DeValue::String(s) => format!("string \"{s}\""),
-        DeValue::Integer(n) => format!("integer `{n}`"),
-        DeValue::Float(f) => format!("floating point `{f}`"),
-        DeValue::Boolean(b) => format!("boolean `{b}`"),
-        DeValue::Datetime(d) => format!("datetime `{d}`"),
-        DeValue::Array(_) => "sequence".to_owned(),
-        DeValue::Table(_) => "map".to_owned(),
+        Value::String(s) => format!("string \"{s}\""),
+        Value::Integer(n) => format!("integer `{n}`"),
+        Value::Float(f) => format!("floating point `{f}`"),
+        Value::Boolean(b) => format!("boolean `{b}`"),
+        Value::Datetime(d) => format!("datetime `{d}`"),
+        Value::Array(_) => "sequence".to_owned(),
+        Value::Table(_) => "map".to_owned(),
     };
     ShapeError { span: value.span(), message: format!("invalid type: {found}, expected {expected}") }
 }
 
 /// A string.
-pub fn string(value: &Spanned<DeValue<'_>>) -> Read<String> {
+pub fn string(value: &Spanned<Value>) -> Read<String> {
     match value.get_ref() {
-        DeValue::String(s) => Ok(s.to_string()),
+        Value::String(s) => Ok(s.clone()),
         _ => Err(invalid(value, "a string")),
     }
 }
 
 /// A value read by `read`, with its span.
-pub fn keep_span<'a, 'i, T>(
-    value: &'a Spanned<DeValue<'i>>,
-    read: impl FnOnce(&'a Spanned<DeValue<'i>>) -> Read<T>,
+pub fn keep_span<'a, T>(
+    value: &'a Spanned<Value>,
+    read: impl FnOnce(&'a Spanned<Value>) -> Read<T>,
 ) -> Read<Spanned<T>> {
     Ok(Spanned::new(value.span(), read(value)?))
 }
 
 /// A string with its span.
-pub fn spanned_string(value: &Spanned<DeValue<'_>>) -> Read<Spanned<String>> {
+pub fn spanned_string(value: &Spanned<Value>) -> Read<Spanned<String>> {
     keep_span(value, string)
 }
 
 /// A boolean.
-pub fn boolean(value: &Spanned<DeValue<'_>>) -> Read<bool> {
+pub fn boolean(value: &Spanned<Value>) -> Read<bool> {
     match value.get_ref() {
-        DeValue::Boolean(b) => Ok(*b),
+        Value::Boolean(b) => Ok(*b),
         _ => Err(invalid(value, "a boolean")),
     }
 }
 
 /// An integer that fits `T` (`what` names `T` in errors).
-pub fn integer<T: TryFrom<i64>>(value: &Spanned<DeValue<'_>>, what: &str) -> Read<T> {
-    let DeValue::Integer(n) = value.get_ref() else { return Err(invalid(value, what)) };
-    let parsed = i64::from_str_radix(n.as_str(), n.radix()).ok();
-    parsed.and_then(|n| T::try_from(n).ok()).ok_or_else(|| ShapeError {
+pub fn integer<T: TryFrom<i64>>(value: &Spanned<Value>, what: &str) -> Read<T> {
+    let Value::Integer(n) = value.get_ref() else { return Err(invalid(value, what)) };
+    T::try_from(*n).map_err(|_| ShapeError {
         span: value.span(),
         message: format!("invalid value: integer `{n}`, expected {what}"),
     })
 }
 
 /// An array, each item read by `item`.
-pub fn array<'a, 'i, T>(
-    value: &'a Spanned<DeValue<'i>>,
-    item: impl Fn(&'a Spanned<DeValue<'i>>) -> Read<T>,
-) -> Read<Vec<T>> {
-    let DeValue::Array(items) = value.get_ref() else { return Err(invalid(value, "a sequence")) };
+pub fn array<'a, T>(value: &'a Spanned<Value>, item: impl Fn(&'a Spanned<Value>) -> Read<T>) -> Read<Vec<T>> {
+    let Value::Array(items) = value.get_ref() else { return Err(invalid(value, "a sequence")) };
     // A plain loop: `collect` into a `Result` costs the browser an adapter per item type.
     let mut out = Vec::with_capacity(items.len());
     for value in items.iter() {
@@ -151,25 +150,25 @@ pub fn array<'a, 'i, T>(
 }
 
 /// A table, read by `read` from its fields (which must all be `known`).
-pub fn table<'a, 'i, T>(
-    value: &'a Spanned<DeValue<'i>>,
+pub fn table<'a, T>(
+    value: &'a Spanned<Value>,
     known: &[&str],
-    read: impl Fn(&Fields<'a, 'i>) -> Read<T>,
+    read: impl Fn(&Fields<'a>) -> Read<T>,
 ) -> Read<Spanned<T>> {
     match value.get_ref() {
-        DeValue::Table(t) => Ok(Spanned::new(value.span(), read(&Fields::new(t, value.span(), known)?)?)),
+        Value::Table(t) => Ok(Spanned::new(value.span(), read(&Fields::new(t, value.span(), known)?)?)),
         _ => Err(invalid(value, "a map")),
     }
 }
 
 /// A table of strings.
-pub fn string_map(value: &Spanned<DeValue<'_>>) -> Read<BTreeMap<String, String>> {
+pub fn string_map(value: &Spanned<Value>) -> Read<BTreeMap<String, String>> {
     match value.get_ref() {
-        DeValue::Table(t) => {
+        Value::Table(t) => {
             // A plain loop, as in `array`; and inserting keeps collect's sort out of the wasm.
             let mut out = BTreeMap::new();
             for (k, v) in t.iter() {
-                out.insert(k.get_ref().to_string(), string(v)?);
+                out.insert(k.get_ref().clone(), string(v)?);
             }
             Ok(out)
         }
@@ -191,11 +190,11 @@ pub enum Loose {
 }
 
 /// Any value, as a [`Loose`] one.
-pub fn loose(value: &Spanned<DeValue<'_>>) -> Read<Loose> {
+pub fn loose(value: &Spanned<Value>) -> Read<Loose> {
     Ok(match value.get_ref() {
-        DeValue::Integer(_) => integer(value, "i64").map_or(Loose::Other, Loose::Int),
-        DeValue::String(s) => Loose::Str(s.to_string()),
-        DeValue::Array(items) => Loose::List(items.iter().map(loose).collect::<Read<_>>()?),
+        Value::Integer(n) => Loose::Int(*n),
+        Value::String(s) => Loose::Str(s.clone()),
+        Value::Array(items) => Loose::List(items.iter().map(loose).collect::<Read<_>>()?),
         _ => Loose::Other,
     })
 }
@@ -227,5 +226,17 @@ mod tests {
             fields.required("l", loose).unwrap(),
             Loose::List(vec![Loose::Int(1), Loose::Str("two".into()), Loose::List(vec![Loose::Int(3)])])
         );
+        let doc = document("f = 1.5\nd = 1979-05-27\n").unwrap();
+        let fields = Fields::new(doc.get_ref(), doc.span(), &["f", "d"]).unwrap();
+        let error = fields.required("f", string).unwrap_err();
+        assert_eq!(
+            (error.message.as_str(), error.span),
+            ("invalid type: floating point `1.5`, expected a string", 4..7)
+        );
+        assert_eq!(
+            fields.required("d", boolean).unwrap_err().message,
+            "invalid type: datetime `1979-05-27`, expected a boolean"
+        );
+        assert_eq!(document("a = 1\na = 2\n").err().unwrap().span, 6..7, "syntax errors keep their span");
     }
 }

@@ -14,8 +14,6 @@
 
 use streamlab_protocol::command::{self, CommandSpec};
 use streamlab_protocol::console::Console;
-use toml::de::DeValue;
-use toml::Spanned;
 
 use crate::check::{check_log, disabled_in, evaluate, normalise_reply, run, run_one};
 use crate::error::LessonError;
@@ -23,6 +21,7 @@ use crate::model::{AnswerOption, Goal, Lesson, Line, Need, TaskKind, Variant};
 use crate::parse::parse_lesson;
 use crate::script::{command_words, log_of, steps};
 use crate::shape::{self, array, string, table, Fields, Read};
+use crate::toml::{Spanned, Value};
 
 /// What validating one lesson file found.
 #[derive(Debug, Clone)]
@@ -588,8 +587,8 @@ pub fn parse_index(file: &str, text: &str) -> Result<Index, LessonError> {
     let read = || -> Read<Index> {
         let doc = shape::document(text)?;
         let fields = Fields::new(doc.get_ref(), doc.span(), &["section"])?;
-        let section = |v: &Spanned<DeValue<'_>>| {
-            let read = |f: &Fields<'_, '_>| {
+        let section = |v: &Spanned<Value>| {
+            let read = |f: &Fields<'_>| {
                 Ok(Section {
                     title: f.required("title", string)?,
                     lessons: f.required("lessons", |v| array(v, string))?,

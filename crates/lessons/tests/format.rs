@@ -122,3 +122,19 @@ fn lines_and_header_fields_are_checked() {
     let e = errors(&with("version = 1", "version = \"one\""));
     assert!(e[0].starts_with("lessons/tiny.toml:2:11: invalid type"), "{e:?}");
 }
+
+#[test]
+fn toml_syntax_errors_have_line_and_column() {
+    let text = with("minutes = 3", "minutes = 3\ntitle = \"Again\"");
+    let line = line_of(&text, "title = \"Again\"");
+    assert_eq!(errors(&text), [format!("lessons/tiny.toml:{line}:1: duplicate key `title`, first defined on line 3")]);
+    let text = with("  equals = \"alice\"", "  equals = \"alice");
+    let line = line_of(&text, "equals = \"alice");
+    assert!(
+        errors(&text)[0].starts_with(&format!("lessons/tiny.toml:{line}:12: unterminated string")),
+        "{:?}",
+        errors(&text)
+    );
+    let text = with("version = 1", "version = 1.0");
+    assert_eq!(errors(&text), ["lessons/tiny.toml:2:11: invalid type: floating point `1.0`, expected u32"]);
+}

@@ -1,0 +1,1034 @@
+//! A small TOML reader for lesson files that keeps the byte span of every key and value, so
+//! [`shape`](crate::shape) can put each error at its line and column.
+//!
+//! Why in-house: the lessons crate is linked into both wasm bundles, which are over their gzip
+//! budgets, and lessons need only a parse tree with spans: no serde, no writing, no float or
+//! date conversions. Replacing the `toml` crate family (toml, toml_parser, toml_datetime,
+//! serde_core, winnow) with this reader took `cargo xtask dist`'s gzipped app wasm from
+//! 417,155 to 397,688 bytes and the grader's from 213,796 to 192,511, this reader's own code
+//! (about 5 KB gzipped in the app, 6 KB in the grader) included.
+//!
+//! What it reads is TOML 1.0: comments, bare, quoted and dotted keys, `[tables]`,
+//! `[[arrays.of.tables]]`, basic and literal strings (single- and multi-line, every escape),
+//! integers (decimal, `0x`, `0o`, `0b`, `_` between digits), booleans, arrays and inline
+//! tables. It also accepts what TOML 1.1 relaxes (newlines, comments and a trailing comma in
+//! inline tables, the `\e` and `\xHH` escapes, times without seconds), because the `toml`
+//! crate it replaces read TOML 1.1 and a lesson that loaded before must still load. Floats
+//! and date-times are checked against the grammar and kept as written: no lesson field takes
+//! one, so converting them would only link float parsing into the wasm; the shape reader
+//! reports them as type errors.
+//!
+//! The spec's errors (duplicate keys, a table defined twice, dotted keys adding to a table
+//! that has its own header or is inline, unterminated strings, bad escapes, control
+//! characters, a missing `=`, text after a value, ...) end the parse with the first problem
+//! and the span of the bytes at fault. No input makes it panic, and nesting is limited so
+//! deep brackets cannot overflow the stack.
+
+use std::ops::Range;
+
+/// How deep arrays and inline tables may nest, and how many parts a dotted key may have: far
+/// beyond any lesson, well within the stack (dropping nested tables recurses too).
+const MAX_DEPTH: usize = 64;
+
+/// A value with the byte range of the text it was read from.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Spanned<T> {
+    span: Range<usize>,
+    value: T,
+}
+
+impl<T> Spanned<T> {
+    /// A value read from `span`.
+    pub fn new(span: Range<usize>, value: T) -> Spanned<T> {
+        Spanned { span, value }
+    }
+
+    /// The byte range it was read from (quotes and brackets included).
+    pub fn span(&self) -> Range<usize> {
+        self.span.clone()
+    }
+
+    /// The value.
+    pub fn get_ref(&self) -> &T {
+        &self.value
+    }
+
+    /// The value, without its span.
+    pub fn into_inner(self) -> T {
+        self.value
+    }
+}
+
+/// A TOML value.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Value {
+    /// A string, escapes decoded.
+    String(String),
+    /// An integer.
+    Integer(i64),
+    /// A float, as written (checked against the grammar, not converted).
+    Float(String),
+    /// A boolean.
+    Boolean(bool),
+    /// An offset or local date-time, date or time, as written (checked, not converted).
+    Datetime(String),
+    /// An array, or an array of tables.
+    Array(Vec<Spanned<Value>>),
+    /// A table.
+    Table(Table),
+}
+
+impl Value {
+    /// The kind of value, with its article, for messages.
+    fn kind(&self) -> &'static str {
+        match self {
+            Value::String(_) => "a string",
+            Value::Integer(_) => "an integer",
+            Value::Float(_) => "a float",
+            Value::Boolean(_) => "a boolean",
+            Value::Datetime(_) => "a date-time",
+            Value::Array(_) => "an array",
+            Value::Table(t) if t.origin == Origin::Inline => "an inline table",
+            Value::Table(_) => "a table",
+        }
+    }
+}
+
+/// A table: its keys in the order they were defined, each with its value.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Table {
+    entries: Vec<(Spanned<String>, Spanned<Value>)>,
+    origin: Origin,
+}
+
+/// How a table came to be, which decides what may add to it later.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Origin {
+    /// The document, or a `[header]` / `[[header]]`: defined once, and dotted keys from
+    /// outside its body cannot add to it.
+    Header,
+    /// Named on the way to a header (`a` in `[a.b]`): a later `[a]` may still define it.
+    Implicit,
+    /// Made by dotted keys (`a` in `a.b = 1`): more dotted keys may add to it, a header may
+    /// not define it (but may define tables below it).
+    Dotted,
+    /// `{ ... }`: complete when it closes.
+    Inline,
+}
+
+impl Table {
+    fn new(origin: Origin) -> Table {
+        Table { entries: Vec::new(), origin }
+    }
+
+    /// The value of `key`. (A linear search: lesson tables have a dozen keys.)
+    pub fn get(&self, key: &str) -> Option<&Spanned<Value>> {
+        self.position(key).map(|i| &self.entries[i].1)
+    }
+
+    /// Keys and values, in the order the keys were defined.
+    pub fn iter(&self) -> impl Iterator<Item = (&Spanned<String>, &Spanned<Value>)> {
+        self.entries.iter().map(|(key, value)| (key, value))
+    }
+
+    fn position(&self, key: &str) -> Option<usize> {
+        self.entries.iter().position(|(k, _)| k.value == key)
+    }
+}
+
+/// Why a document is not TOML: the first problem, at the bytes at fault.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Error {
+    /// Byte range in the text (empty at the end of the file).
+    pub span: Range<usize>,
+    /// What is wrong.
+    pub message: String,
+}
+
+/// Reads a TOML document into its top table.
+pub fn parse(text: &str) -> Result<Table, Error> {
+    // A byte order mark is not part of the document.
+    let pos = if text.starts_with('\u{feff}') { '\u{feff}'.len_utf8() } else { 0 };
+    Parser { text, pos }.document()
+}
+
+/// The reader's position in the text; always on a character boundary.
+struct Parser<'a> {
+    text: &'a str,
+    pos: usize,
+}
+
+/// A key as written: the dotted path before its last part, and the last part.
+type Key = (Vec<Spanned<String>>, Spanned<String>);
+
+impl Parser<'_> {
+    fn peek(&self) -> Option<u8> {
+        self.text.as_bytes().get(self.pos).copied()
+    }
+
+    fn rest(&self) -> &str {
+        &self.text[self.pos..]
+    }
+
+    fn eat(&mut self, byte: u8) -> bool {
+        let found = self.peek() == Some(byte);
+        if found {
+            self.pos += 1;
+        }
+        found
+    }
+
+    fn skip_spaces(&mut self) {
+        while matches!(self.peek(), Some(b' ' | b'\t')) {
+            self.pos += 1;
+        }
+    }
+
+    /// Eats a newline (`\n` or `\r\n`), if one is next.
+    fn newline(&mut self) -> bool {
+        let len = if self.rest().starts_with('\n') {
+            1
+        } else if self.rest().starts_with("\r\n") {
+            2
+        } else {
+            0
+        };
+        self.pos += len;
+        len > 0
+    }
+
+    /// Skips a comment, if one is next, up to its newline.
+    fn comment(&mut self) -> Result<(), Error> {
+        if self.peek() != Some(b'#') {
+            return Ok(());
+        }
+        while let Some(c) = self.rest().chars().next() {
+            if c == '\n' || self.rest().starts_with("\r\n") {
+                break;
+            }
+            if is_control(c) {
+                return Err(self.unexpected("the end of the comment"));
+            }
+            self.pos += c.len_utf8();
+        }
+        Ok(())
+    }
+
+    /// Skips spaces, newlines and comments (inside arrays and inline tables).
+    fn skip_blank(&mut self) -> Result<(), Error> {
+        loop {
+            self.skip_spaces();
+            self.comment()?;
+            if !self.newline() {
+                return Ok(());
+            }
+        }
+    }
+
+    /// What is at the position, for messages.
+    fn found(&self) -> String {
+        match self.rest().chars().next() {
+            None => "the end of the file".to_owned(),
+            Some('\n') => "the end of the line".to_owned(),
+            Some('\r') if self.rest().starts_with("\r\n") => "the end of the line".to_owned(),
+            Some(c) if is_control(c) => format!("the control character U+{:04X}", u32::from(c)),
+            Some(c) => format!("`{c}`"),
+        }
+    }
+
+    /// "expected X, found Y" at the position.
+    fn unexpected(&self, expected: &str) -> Error {
+        let len = self.rest().chars().next().map_or(0, char::len_utf8);
+        Error { span: self.pos..self.pos + len, message: format!("expected {expected}, found {}", self.found()) }
+    }
+
+    fn line_of(&self, offset: usize) -> usize {
+        self.text.as_bytes()[..offset].iter().filter(|&&b| b == b'\n').count() + 1
+    }
+
+    fn duplicate(&self, key: &Spanned<String>, first: &Spanned<String>) -> Error {
+        Error {
+            span: key.span(),
+            message: format!("duplicate key `{}`, first defined on line {}", key.value, self.line_of(first.span.start)),
+        }
+    }
+
+    /// The whole document: key/value pairs and table headers, one a line.
+    fn document(mut self) -> Result<Table, Error> {
+        let mut root = Table::new(Origin::Header);
+        // The path of the last header: where key/value pairs go.
+        let mut current = Vec::new();
+        loop {
+            self.skip_spaces();
+            match self.peek() {
+                None => return Ok(root),
+                Some(b'#' | b'\n' | b'\r') => {}
+                Some(b'[') => current = self.header(&mut root)?,
+                Some(_) => {
+                    let (key, value) = self.key_value(0)?;
+                    let table = self.descend(&mut root, &current, false)?;
+                    self.insert(table, key, value)?;
+                }
+            }
+            self.skip_spaces();
+            self.comment()?;
+            if self.peek().is_some() && !self.newline() {
+                return Err(self.unexpected("the end of the line"));
+            }
+        }
+    }
+
+    /// A `[table]` or `[[array.of.tables]]` header: defines it under `root` and returns its
+    /// path.
+    fn header(&mut self, root: &mut Table) -> Result<Vec<Spanned<String>>, Error> {
+        let start = self.pos;
+        let array = self.rest().starts_with("[[");
+        let close = if array { "]]" } else { "]" };
+        self.pos += close.len();
+        self.skip_spaces();
+        let (mut path, key) = self.key()?;
+        self.skip_spaces();
+        if !self.rest().starts_with(close) {
+            return Err(self.unexpected(&format!("`{close}` to close the table header")));
+        }
+        self.pos += close.len();
+        let span = start..self.pos;
+        let parent = self.descend(root, &path, false)?;
+        let table = Spanned::new(span.clone(), Value::Table(Table::new(Origin::Header)));
+        match parent.position(&key.value) {
+            None if array => parent.entries.push((key.clone(), Spanned::new(span, Value::Array(vec![table])))),
+            None => parent.entries.push((key.clone(), table)),
+            Some(i) => {
+                let (old_key, old) = &mut parent.entries[i];
+                match &mut old.value {
+                    // `[a]` after `[a.b]` defines `a`, keeping `b`.
+                    Value::Table(t) if !array && t.origin == Origin::Implicit => {
+                        t.origin = Origin::Header;
+                        *old_key = key.clone();
+                        old.span = span;
+                    }
+                    Value::Array(items) if array && is_array_of_tables(items) => items.push(table),
+                    _ => return Err(self.duplicate(&key, old_key)),
+                }
+            }
+        }
+        path.push(key);
+        Ok(path)
+    }
+
+    /// The table at `path` below `table`, making the tables that are missing. `dotted` says
+    /// the path is a dotted key (in a key/value pair), not a header's.
+    fn descend<'t>(
+        &self,
+        mut table: &'t mut Table,
+        path: &[Spanned<String>],
+        dotted: bool,
+    ) -> Result<&'t mut Table, Error> {
+        for key in path {
+            let i = match table.position(&key.value) {
+                Some(i) => i,
+                None => {
+                    let origin = if dotted { Origin::Dotted } else { Origin::Implicit };
+                    let new = Spanned::new(key.span(), Value::Table(Table::new(origin)));
+                    table.entries.push((key.clone(), new));
+                    table.entries.len() - 1
+                }
+            };
+            table = extend(&mut table.entries[i].1.value, key, dotted)?;
+        }
+        Ok(table)
+    }
+
+    /// Puts a key/value pair into `table`, the key's dotted path making or extending tables.
+    fn insert(&self, table: &mut Table, (path, key): Key, value: Spanned<Value>) -> Result<(), Error> {
+        let table = self.descend(table, &path, true)?;
+        if let Some(i) = table.position(&key.value) {
+            return Err(self.duplicate(&key, &table.entries[i].0));
+        }
+        table.entries.push((key, value));
+        Ok(())
+    }
+
+    /// `key = value`; `depth` counts the arrays and inline tables around it.
+    fn key_value(&mut self, depth: usize) -> Result<(Key, Spanned<Value>), Error> {
+        let (path, key) = self.key()?;
+        self.skip_spaces();
+        if !self.eat(b'=') {
+            return Err(self.unexpected(&format!("`=` after the key `{}`", key.value)));
+        }
+        self.skip_spaces();
+        let value = self.value(depth)?;
+        Ok(((path, key), value))
+    }
+
+    /// A key, dotted or not.
+    fn key(&mut self) -> Result<Key, Error> {
+        let start = self.pos;
+        let mut path = Vec::new();
+        let mut last = self.simple_key()?;
+        loop {
+            self.skip_spaces();
+            if !self.eat(b'.') {
+                return Ok((path, last));
+            }
+            if path.len() == MAX_DEPTH {
+                return Err(Error { span: start..self.pos, message: "a dotted key with too many parts".to_owned() });
+            }
+            self.skip_spaces();
+            path.push(std::mem::replace(&mut last, self.simple_key()?));
+        }
+    }
+
+    /// A bare or quoted key.
+    fn simple_key(&mut self) -> Result<Spanned<String>, Error> {
+        let start = self.pos;
+        let key = match self.peek() {
+            Some(quote @ (b'"' | b'\'')) => self.string(quote, false)?,
+            Some(b) if is_bare_key(b) => {
+                while self.peek().is_some_and(is_bare_key) {
+                    self.pos += 1;
+                }
+                self.text[start..self.pos].to_owned()
+            }
+            _ => return Err(self.unexpected("a key")),
+        };
+        Ok(Spanned::new(start..self.pos, key))
+    }
+
+    fn value(&mut self, depth: usize) -> Result<Spanned<Value>, Error> {
+        let start = self.pos;
+        if depth > MAX_DEPTH {
+            return Err(Error { span: start..start, message: "arrays and inline tables nest too deeply".to_owned() });
+        }
+        let value = match self.peek() {
+            Some(quote @ (b'"' | b'\'')) => Value::String(self.string(quote, true)?),
+            Some(b'[') => self.array(depth)?,
+            Some(b'{') => self.inline_table(depth)?,
+            _ => self.scalar()?,
+        };
+        Ok(Spanned::new(start..self.pos, value))
+    }
+
+    /// A basic (`"`) or literal (`'`) string, multi-line too if `multi_line` (keys cannot be).
+    fn string(&mut self, quote: u8, multi_line: bool) -> Result<String, Error> {
+        let start = self.pos;
+        let q = char::from(quote);
+        let multi = multi_line && self.rest().as_bytes().starts_with(&[quote; 3]);
+        if multi {
+            self.pos += 3;
+            // A newline right after the opening quotes is not part of the string.
+            self.newline();
+        } else {
+            self.pos += 1;
+        }
+        let mut out = String::new();
+        loop {
+            let before = self.pos;
+            let Some(c) = self.rest().chars().next() else {
+                let message = if multi {
+                    format!("unterminated multi-line string: `{q}{q}{q}` is missing")
+                } else {
+                    format!("unterminated string: `{q}` is missing")
+                };
+                return Err(Error { span: start..self.pos, message });
+            };
+            if c == q {
+                let run = self.rest().bytes().take_while(|&b| b == quote).count();
+                if !multi {
+                    self.pos += 1;
+                    return Ok(out);
+                }
+                if run >= 3 {
+                    // Up to two quotes may come right before the closing three.
+                    let extra = (run - 3).min(2);
+                    out.extend(std::iter::repeat_n(q, extra));
+                    self.pos += 3 + extra;
+                    return Ok(out);
+                }
+                out.extend(std::iter::repeat_n(q, run));
+                self.pos += run;
+            } else if c == '\\' && quote == b'"' {
+                self.escape(&mut out, multi)?;
+            } else if multi && self.newline() {
+                // Kept as written (`\r\n` too), as the `toml` crate did.
+                out.push_str(&self.text[before..self.pos]);
+            } else if c == '\n' || self.rest().starts_with("\r\n") {
+                return Err(Error {
+                    span: start..self.pos,
+                    message: format!(
+                        "unterminated string: close it with `{q}` on its line, or use `{q}{q}{q}` for several lines"
+                    ),
+                });
+            } else if is_control(c) {
+                let hint =
+                    if quote == b'"' { format!(" (write it as `\\u{:04X}`)", u32::from(c)) } else { String::new() };
+                return Err(Error {
+                    span: self.pos..self.pos + 1,
+                    message: format!("the control character U+{:04X} is not allowed in a string{hint}", u32::from(c)),
+                });
+            } else {
+                out.push(c);
+                self.pos += c.len_utf8();
+            }
+        }
+    }
+
+    /// An escape in a basic string, at its backslash.
+    fn escape(&mut self, out: &mut String, multi: bool) -> Result<(), Error> {
+        let start = self.pos;
+        self.pos += 1;
+        let Some(c) = self.rest().chars().next() else {
+            return Err(Error { span: start..self.pos, message: "unterminated string".to_owned() });
+        };
+        let simple = match c {
+            'b' => Some('\u{8}'),
+            't' => Some('\t'),
+            'n' => Some('\n'),
+            'f' => Some('\u{c}'),
+            'r' => Some('\r'),
+            'e' => Some('\u{1b}'),
+            '"' => Some('"'),
+            '\\' => Some('\\'),
+            _ => None,
+        };
+        if let Some(decoded) = simple {
+            out.push(decoded);
+            self.pos += 1;
+            return Ok(());
+        }
+        let width = match c {
+            'x' => 2,
+            'u' => 4,
+            'U' => 8,
+            ' ' | '\t' | '\n' | '\r' if multi => {
+                // A backslash ending a line (spaces may follow it) joins the lines: the
+                // newline and all whitespace up to the next text go.
+                self.skip_spaces();
+                if !self.newline() {
+                    return Err(Error {
+                        span: start..self.pos,
+                        message: "a `\\` followed by spaces must end its line".to_owned(),
+                    });
+                }
+                loop {
+                    self.skip_spaces();
+                    if !self.newline() {
+                        return Ok(());
+                    }
+                }
+            }
+            _ => {
+                let end = self.pos + if is_control(c) { 0 } else { c.len_utf8() };
+                return Err(Error {
+                    span: start..end,
+                    message: format!("invalid escape `{}`", &self.text[start..end]),
+                });
+            }
+        };
+        let hex =
+            self.text.get(self.pos + 1..self.pos + 1 + width).filter(|h| h.bytes().all(|b| b.is_ascii_hexdigit()));
+        let decoded = hex.and_then(|h| u32::from_str_radix(h, 16).ok()).and_then(char::from_u32);
+        match decoded {
+            Some(decoded) => {
+                out.push(decoded);
+                self.pos += 1 + width;
+                Ok(())
+            }
+            None if hex.is_some() => {
+                let end = self.pos + 1 + width;
+                Err(Error {
+                    span: start..end,
+                    message: format!("invalid escape `{}`: not a Unicode scalar value", &self.text[start..end]),
+                })
+            }
+            None => Err(Error {
+                span: start..self.pos + 1,
+                message: format!("invalid escape: `\\{c}` takes {width} hex digits"),
+            }),
+        }
+    }
+
+    /// `[ value, ... ]`, over lines, with comments and a trailing comma.
+    fn array(&mut self, depth: usize) -> Result<Value, Error> {
+        let start = self.pos;
+        self.pos += 1;
+        let mut items = Vec::new();
+        loop {
+            self.skip_blank()?;
+            if self.eat(b']') {
+                return Ok(Value::Array(items));
+            }
+            if self.peek().is_none() {
+                return Err(Error { span: start..start + 1, message: "unclosed array: `]` is missing".to_owned() });
+            }
+            items.push(self.value(depth + 1)?);
+            self.skip_blank()?;
+            if !self.eat(b',') && !matches!(self.peek(), Some(b']') | None) {
+                return Err(self.unexpected("`,` or `]` in the array"));
+            }
+        }
+    }
+
+    /// `{ key = value, ... }`.
+    fn inline_table(&mut self, depth: usize) -> Result<Value, Error> {
+        let start = self.pos;
+        self.pos += 1;
+        let mut table = Table::new(Origin::Inline);
+        loop {
+            self.skip_blank()?;
+            if self.eat(b'}') {
+                return Ok(Value::Table(table));
+            }
+            if self.peek().is_none() {
+                return Err(Error {
+                    span: start..start + 1,
+                    message: "unclosed inline table: `}` is missing".to_owned(),
+                });
+            }
+            let (key, value) = self.key_value(depth + 1)?;
+            self.insert(&mut table, key, value)?;
+            self.skip_blank()?;
+            if !self.eat(b',') && !matches!(self.peek(), Some(b'}') | None) {
+                return Err(self.unexpected("`,` or `}` in the inline table"));
+            }
+        }
+    }
+
+    /// A boolean, integer, float or date-time: the run of characters they are made of.
+    fn scalar(&mut self) -> Result<Value, Error> {
+        let start = self.pos;
+        self.skip_scalar_chars();
+        // A date and a time may be separated by a space.
+        let date = is_date(&self.text.as_bytes()[start..self.pos]);
+        if date && self.peek() == Some(b' ') && self.text.as_bytes().get(self.pos + 1).is_some_and(u8::is_ascii_digit) {
+            self.pos += 1;
+            self.skip_scalar_chars();
+        }
+        let token = &self.text[start..self.pos];
+        let invalid = |message: String| Err(Error { span: start..self.pos, message });
+        match token {
+            "" => Err(self.unexpected("a value")),
+            "true" => Ok(Value::Boolean(true)),
+            "false" => Ok(Value::Boolean(false)),
+            _ if is_datetime(token.as_bytes()) => Ok(Value::Datetime(token.to_owned())),
+            _ if is_float(token) => Ok(Value::Float(token.to_owned())),
+            _ => match integer(token) {
+                Some(Some(n)) => Ok(Value::Integer(n)),
+                Some(None) => invalid(format!("the integer `{token}` does not fit in 64 bits")),
+                None => invalid(format!("`{token}` is not a TOML value (strings need quotes)")),
+            },
+        }
+    }
+
+    fn skip_scalar_chars(&mut self) {
+        while self.peek().is_some_and(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'+' | b'-' | b'.' | b':')) {
+            self.pos += 1;
+        }
+    }
+}
+
+/// Whether an array was made by `[[headers]]`: its tables are header tables, where a value
+/// array's tables are inline (and an empty array is a value).
+fn is_array_of_tables(items: &[Spanned<Value>]) -> bool {
+    matches!(items.first(), Some(Spanned { value: Value::Table(t), .. }) if t.origin == Origin::Header)
+}
+
+/// The table `value` is, for `key`'s path to continue into; `dotted` as in `descend`.
+fn extend<'t>(value: &'t mut Value, key: &Spanned<String>, dotted: bool) -> Result<&'t mut Table, Error> {
+    let kind = value.kind();
+    match value {
+        Value::Table(t) => match t.origin {
+            Origin::Inline => Err(cannot_add(key, kind)),
+            Origin::Header if dotted => Err(Error {
+                span: key.span(),
+                message: format!("table `{}` has its own [header], so dotted keys cannot add to it", key.value),
+            }),
+            Origin::Header | Origin::Implicit | Origin::Dotted => {
+                if dotted {
+                    // Dotted keys added to it, so no header may define it any more.
+                    t.origin = Origin::Dotted;
+                }
+                Ok(t)
+            }
+        },
+        // A header below an array of tables goes into its last table.
+        Value::Array(items) if !dotted => match items.last_mut() {
+            Some(Spanned { value: Value::Table(t), .. }) if t.origin == Origin::Header => Ok(t),
+            _ => Err(cannot_add(key, kind)),
+        },
+        _ => Err(cannot_add(key, kind)),
+    }
+}
+
+fn cannot_add(key: &Spanned<String>, kind: &str) -> Error {
+    Error { span: key.span(), message: format!("cannot add keys to `{}`: it is {kind}", key.value) }
+}
+
+fn is_bare_key(b: u8) -> bool {
+    b.is_ascii_alphanumeric() || b == b'_' || b == b'-'
+}
+
+/// Control characters other than tab, which TOML allows only as escapes.
+fn is_control(c: char) -> bool {
+    (c < ' ' && c != '\t') || c == '\u{7f}'
+}
+
+/// Digits of `radix` with single `_`s between them.
+fn digit_run(s: &str, radix: u32) -> bool {
+    !s.is_empty()
+        && !s.starts_with('_')
+        && !s.ends_with('_')
+        && !s.contains("__")
+        && s.chars().all(|c| c == '_' || c.is_digit(radix))
+}
+
+/// A decimal integer's digits: no leading zero.
+fn decimal(s: &str) -> bool {
+    digit_run(s, 10) && !(s.len() > 1 && s.starts_with('0'))
+}
+
+/// `None` when `token` is not an integer; `Some(None)` when it is one beyond 64 bits.
+fn integer(token: &str) -> Option<Option<i64>> {
+    let (radix, negative, digits) = match token.get(..2) {
+        Some("0x") => (16, false, &token[2..]),
+        Some("0o") => (8, false, &token[2..]),
+        Some("0b") => (2, false, &token[2..]),
+        _ => {
+            let (negative, digits) = match token.strip_prefix('-') {
+                Some(digits) => (true, digits),
+                None => (false, token.strip_prefix('+').unwrap_or(token)),
+            };
+            if !decimal(digits) {
+                return None;
+            }
+            (10, negative, digits)
+        }
+    };
+    if !digit_run(digits, radix) {
+        return None;
+    }
+    // Negative numbers are summed downwards, so i64::MIN fits.
+    let value = digits.chars().filter_map(|c| c.to_digit(radix)).try_fold(0i64, |n, d| {
+        let n = n.checked_mul(i64::from(radix))?;
+        if negative {
+            n.checked_sub(i64::from(d))
+        } else {
+            n.checked_add(i64::from(d))
+        }
+    });
+    Some(value)
+}
+
+/// A float: `inf`, `nan`, or a decimal integer part with a fraction, an exponent or both.
+fn is_float(token: &str) -> bool {
+    let body = token.strip_prefix(['+', '-']).unwrap_or(token);
+    if body == "inf" || body == "nan" {
+        return true;
+    }
+    let (mantissa, exponent) = match body.split_once(['e', 'E']) {
+        Some((mantissa, exponent)) => (mantissa, Some(exponent.strip_prefix(['+', '-']).unwrap_or(exponent))),
+        None => (body, None),
+    };
+    let (whole, fraction) = match mantissa.split_once('.') {
+        Some((whole, fraction)) => (whole, Some(fraction)),
+        None => (mantissa, None),
+    };
+    (fraction.is_some() || exponent.is_some())
+        && decimal(whole)
+        && fraction.is_none_or(|f| digit_run(f, 10))
+        && exponent.is_none_or(|e| digit_run(e, 10))
+}
+
+/// The number in `b[range]` if it is all digits and at most `max`.
+fn number(b: &[u8], range: Range<usize>, max: u32) -> Option<u32> {
+    let digits = b.get(range)?;
+    if !digits.iter().all(u8::is_ascii_digit) {
+        return None;
+    }
+    let n = digits.iter().fold(0, |n, d| n * 10 + u32::from(d - b'0'));
+    (n <= max).then_some(n)
+}
+
+/// `YYYY-MM-DD` at the start of `b`, a real day.
+fn date_at(b: &[u8]) -> bool {
+    let (Some(year), Some(month)) = (number(b, 0..4, 9999), number(b, 5..7, 12)) else { return false };
+    let leap = year % 4 == 0 && (year % 100 != 0 || year % 400 == 0);
+    let days = match month {
+        2 if leap => 29,
+        2 => 28,
+        4 | 6 | 9 | 11 => 30,
+        _ => 31,
+    };
+    b.get(4) == Some(&b'-') && b.get(7) == Some(&b'-') && month >= 1 && number(b, 8..10, days).is_some_and(|d| d >= 1)
+}
+
+fn is_date(b: &[u8]) -> bool {
+    b.len() == 10 && date_at(b)
+}
+
+/// `HH:MM[:SS[.fraction]]` at the start of `b`; the rest of `b` after it.
+fn time(b: &[u8]) -> Option<&[u8]> {
+    number(b, 0..2, 23)?;
+    number(b, 3..5, 59)?;
+    if b.get(2) != Some(&b':') {
+        return None;
+    }
+    let mut rest = &b[5..];
+    if rest.first() == Some(&b':') {
+        number(rest, 1..3, 60)?;
+        rest = &rest[3..];
+        if rest.first() == Some(&b'.') {
+            let digits = rest[1..].iter().take_while(|d| d.is_ascii_digit()).count();
+            if digits == 0 {
+                return None;
+            }
+            rest = &rest[1 + digits..];
+        }
+    }
+    Some(rest)
+}
+
+/// A date, a time, or a date and time with an optional offset (`Z` or `+HH:MM`).
+fn is_datetime(b: &[u8]) -> bool {
+    if !date_at(b) {
+        return time(b).is_some_and(<[u8]>::is_empty);
+    }
+    let Some(rest) = b.get(10..) else { return false };
+    let Some((separator, rest)) = rest.split_first() else { return true };
+    let Some(offset) = time(rest).filter(|_| matches!(separator, b'T' | b't' | b' ')) else { return false };
+    match offset {
+        [] | [b'Z' | b'z'] => true,
+        [b'+' | b'-', ..] => {
+            offset.len() == 6
+                && number(offset, 1..3, 23).is_some()
+                && offset[3] == b':'
+                && number(offset, 4..6, 59).is_some()
+        }
+        _ => false,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn value(text: &str) -> Value {
+        let doc = parse(&format!("v = {text}\n")).unwrap_or_else(|e| panic!("{text}: {e:?}"));
+        doc.get("v").unwrap().get_ref().clone()
+    }
+
+    fn string(text: &str) -> String {
+        match value(text) {
+            Value::String(s) => s,
+            other => panic!("{text}: {other:?}"),
+        }
+    }
+
+    /// The error's message and the text its span covers.
+    fn error(text: &str) -> (String, &str) {
+        let e = parse(text).expect_err(text);
+        (e.message, &text[e.span])
+    }
+
+    #[test]
+    fn keys_tables_and_spans() {
+        let text = "# top\na = 1 # one\n\"b c\" = 'x'\nd.e = true\n[t]\nk = \"v\"\n[[arr]]\nn = 1\n[[arr.sub]]\nm = 2\n[[arr]]\n";
+        let doc = parse(text).unwrap();
+        let keys: Vec<&str> = doc.iter().map(|(k, _)| k.get_ref().as_str()).collect();
+        assert_eq!(keys, ["a", "b c", "d", "t", "arr"]);
+        let span = |v: &Spanned<Value>| &text[v.span()];
+        assert_eq!(span(doc.get("a").unwrap()), "1");
+        assert_eq!(span(doc.get("b c").unwrap()), "'x'");
+        let (key, _) = doc.iter().nth(1).unwrap();
+        assert_eq!(&text[key.span()], "\"b c\"");
+        let Value::Table(d) = doc.get("d").unwrap().get_ref() else { panic!() };
+        assert_eq!(d.get("e").unwrap().get_ref(), &Value::Boolean(true));
+        let t = doc.get("t").unwrap();
+        assert_eq!(span(t), "[t]", "a header table spans its header");
+        let Value::Array(arr) = doc.get("arr").unwrap().get_ref() else { panic!() };
+        assert_eq!(arr.len(), 2);
+        assert_eq!(span(&arr[0]), "[[arr]]");
+        let Value::Table(first) = arr[0].get_ref() else { panic!() };
+        assert_eq!(first.get("n").unwrap().get_ref(), &Value::Integer(1));
+        // `[[arr.sub]]` went into the last `[[arr]]` of its time.
+        let Value::Array(sub) = first.get("sub").unwrap().get_ref() else { panic!() };
+        let Value::Table(sub) = sub[0].get_ref() else { panic!() };
+        assert_eq!(sub.get("m").unwrap().get_ref(), &Value::Integer(2));
+        let Value::Table(second) = arr[1].get_ref() else { panic!() };
+        assert_eq!(second.iter().count(), 0);
+    }
+
+    #[test]
+    fn implicit_and_dotted_tables() {
+        // `[a]` may define a table first named by `[a.b]`, keeping `b`.
+        let doc = parse("[a.b]\nx = 1\n[a]\ny = 2\n").unwrap();
+        let Value::Table(a) = doc.get("a").unwrap().get_ref() else { panic!() };
+        assert_eq!(a.iter().count(), 2);
+        // A header may define tables below one made by dotted keys.
+        let doc = parse("[f]\napple.color = 'red'\n[f.apple.texture]\nsmooth = true\n").unwrap();
+        let Value::Table(f) = doc.get("f").unwrap().get_ref() else { panic!() };
+        let Value::Table(apple) = f.get("apple").unwrap().get_ref() else { panic!() };
+        assert_eq!(apple.iter().count(), 2);
+        assert!(parse("a.b = 1\na.c = 2\n").is_ok());
+        assert!(parse("a . b = 1\n").is_ok(), "spaces around the dot");
+    }
+
+    #[test]
+    fn strings() {
+        assert_eq!(string(r#""a\b\t\n\f\r\"\\\e\x41\u00e9\U0001F600""#), "a\u{8}\t\n\u{c}\r\"\\\u{1b}Aé😀");
+        assert_eq!(string(r"'C:\no\escape'"), r"C:\no\escape");
+        assert_eq!(string("\"\"\"\nfirst\nsecond\"\"\""), "first\nsecond", "the first newline is trimmed");
+        assert_eq!(string("\"\"\"\r\nwin\r\nlines\"\"\""), "win\r\nlines");
+        assert_eq!(string("\"\"\"one \\\n    two \\  \n\n  three\"\"\""), "one two three");
+        assert_eq!(string("\"\"\"say \"\"hi\"\"\"\"\""), "say \"\"hi\"\"");
+        assert_eq!(string("'''\nraw \\n 'quoted' ''\n'''"), "raw \\n 'quoted' ''\n");
+        assert_eq!(string("''''x'''''"), "'x''");
+        assert_eq!(string("\"tab\there\""), "tab\there");
+        assert_eq!(string("\"\""), "");
+    }
+
+    #[test]
+    fn numbers_booleans_and_dates() {
+        assert_eq!(value("+1_000"), Value::Integer(1000));
+        assert_eq!(value("-17"), Value::Integer(-17));
+        assert_eq!(value("0"), Value::Integer(0));
+        assert_eq!(value("0xDEAD_beef"), Value::Integer(0xdead_beef));
+        assert_eq!(value("0o755"), Value::Integer(0o755));
+        assert_eq!(value("0b1101"), Value::Integer(13));
+        assert_eq!(value("-9223372036854775808"), Value::Integer(i64::MIN));
+        assert_eq!(value("9223372036854775807"), Value::Integer(i64::MAX));
+        assert_eq!(value("false"), Value::Boolean(false));
+        for float in ["1.5", "-0.01", "5e+22", "1e06", "6.626E-34", "1_000.5", "inf", "-nan", "+inf"] {
+            assert_eq!(value(float), Value::Float(float.to_owned()), "{float}");
+        }
+        for date in [
+            "1979-05-27T07:32:00Z",
+            "1979-05-27T00:32:00.999999-07:00",
+            "1979-05-27 07:32:00",
+            "1979-05-27",
+            "07:32:00",
+            "00:32:00.5",
+            "2024-02-29t23:59",
+        ] {
+            assert_eq!(value(date), Value::Datetime(date.to_owned()), "{date}");
+        }
+    }
+
+    #[test]
+    fn arrays_and_inline_tables() {
+        let v = value("[\n  1, # one\n  'two',\n  [3],\n\n]");
+        let Value::Array(items) = v else { panic!() };
+        let kinds: Vec<&str> = items.iter().map(|i| i.get_ref().kind()).collect();
+        assert_eq!(kinds, ["an integer", "a string", "an array"]);
+        assert_eq!(value("[]"), Value::Array(Vec::new()));
+        let text = "t = { a = 1, b.c = \"x\", 'd' = { e = [] } }\n";
+        let doc = parse(text).unwrap();
+        let t = doc.get("t").unwrap();
+        assert_eq!(&text[t.span()], &text[4..text.len() - 1]);
+        let Value::Table(t) = t.get_ref() else { panic!() };
+        assert_eq!(t.get("a").unwrap().get_ref(), &Value::Integer(1));
+        assert_eq!(&text[t.get("a").unwrap().span()], "1");
+        assert_eq!(value("{}").kind(), "an inline table");
+        // TOML 1.1: newlines, comments and a trailing comma.
+        assert!(parse("t = {\n  a = 1, # c\n  b = 2,\n}\n").is_ok());
+    }
+
+    #[test]
+    fn crlf_comments_and_bom() {
+        let doc = parse("\u{feff}a = 1\r\n# c\r\n[t]\r\nb = 'x' # done\r\n").unwrap();
+        assert_eq!(doc.iter().count(), 2);
+        assert_eq!(parse("").unwrap().iter().count(), 0);
+        assert_eq!(parse("# only a comment").unwrap().iter().count(), 0);
+    }
+
+    #[test]
+    fn syntax_errors_point_at_their_bytes() {
+        assert_eq!(error("a = 1\na = 2\n"), ("duplicate key `a`, first defined on line 1".into(), "a"));
+        assert_eq!(error("[t]\n[t]\n"), ("duplicate key `t`, first defined on line 1".into(), "t"));
+        assert_eq!(error("t = 1\n[t]\n").0, "duplicate key `t`, first defined on line 1");
+        assert_eq!(error("a.b = 1\n[a]\n").0, "duplicate key `a`, first defined on line 1");
+        assert_eq!(error("a.b = 1\na.b = 2\n"), ("duplicate key `b`, first defined on line 1".into(), "b"));
+        assert_eq!(error("a = [1]\n[[a]]\n").0, "duplicate key `a`, first defined on line 1");
+        assert_eq!(error("[[a]]\n[a]\n").0, "duplicate key `a`, first defined on line 1");
+        assert_eq!(error("[a]\nb.c = 1\n[a.b]\n").0, "duplicate key `b`, first defined on line 2");
+        assert_eq!(
+            error("[a.b]\n[a]\nb.c = 1\n"),
+            ("table `b` has its own [header], so dotted keys cannot add to it".into(), "b")
+        );
+        assert_eq!(error("a = 1\na.b = 2\n"), ("cannot add keys to `a`: it is an integer".into(), "a"));
+        assert_eq!(error("a = {}\na.b = 2\n").0, "cannot add keys to `a`: it is an inline table");
+        assert_eq!(error("a = {}\n[a.b]\n").0, "cannot add keys to `a`: it is an inline table");
+        assert_eq!(error("a = [{}]\n[a.b]\n").0, "cannot add keys to `a`: it is an array");
+        // Dotted keys cannot reach into an array of tables (the `toml` crate let this pass).
+        assert_eq!(error("[[a.b]]\n[a]\nb.c = 1\n"), ("cannot add keys to `b`: it is an array".into(), "b"));
+        assert_eq!(error("t = {a = 1, a = 2}\n").0, "duplicate key `a`, first defined on line 1");
+        assert_eq!(
+            error("a = \"open\nb = 1\n"),
+            ("unterminated string: close it with `\"` on its line, or use `\"\"\"` for several lines".into(), "\"open")
+        );
+        assert_eq!(error("a = 'open"), ("unterminated string: `'` is missing".into(), "'open"));
+        assert_eq!(
+            error("a = \"\"\"\nopen\n"),
+            ("unterminated multi-line string: `\"\"\"` is missing".into(), "\"\"\"\nopen\n")
+        );
+        assert_eq!(error("a = \"\\q\""), ("invalid escape `\\q`".into(), "\\q"));
+        assert_eq!(error("a = \"\\u12\""), ("invalid escape: `\\u` takes 4 hex digits".into(), "\\u"));
+        assert_eq!(
+            error("a = \"\\uD800\""),
+            ("invalid escape `\\uD800`: not a Unicode scalar value".into(), "\\uD800")
+        );
+        assert_eq!(error("a = \"x \\ y\"").0, "invalid escape `\\ `");
+        assert_eq!(error("a = \"\"\"x \\ y\"\"\"").0, "a `\\` followed by spaces must end its line");
+        assert_eq!(
+            error("a = \"bell\u{7}\""),
+            ("the control character U+0007 is not allowed in a string (write it as `\\u0007`)".into(), "\u{7}")
+        );
+        assert_eq!(error("a = 'cr\rx'").0, "the control character U+000D is not allowed in a string");
+        assert_eq!(
+            error("# bell \u{7}\n"),
+            ("expected the end of the comment, found the control character U+0007".into(), "\u{7}")
+        );
+        assert_eq!(error("a = 1\rb = 2").0, "expected the end of the line, found the control character U+000D");
+        assert_eq!(error("a 1\n"), ("expected `=` after the key `a`, found `1`".into(), "1"));
+        assert_eq!(error("a = 1 2\n"), ("expected the end of the line, found `2`".into(), "2"));
+        assert_eq!(error("a =\n"), ("expected a value, found the end of the line".into(), "\n"));
+        assert_eq!(error("a = "), ("expected a value, found the end of the file".into(), ""));
+        assert_eq!(error("= 1\n"), ("expected a key, found `=`".into(), "="));
+        assert_eq!(error("a = hello\n"), ("`hello` is not a TOML value (strings need quotes)".into(), "hello"));
+        assert_eq!(error("a = 99999999999999999999\n").0, "the integer `99999999999999999999` does not fit in 64 bits");
+        for bad in [
+            "01",
+            "1__0",
+            "_1",
+            "1_",
+            "0x",
+            "+0x1",
+            "1.",
+            ".5",
+            "1e",
+            "1.e5",
+            "2024-13-01",
+            "2023-02-29",
+            "24:00:00",
+            "1979-05-27T07:32:00+25:00",
+            "True",
+        ] {
+            assert!(error(&format!("a = {bad}\n")).0.contains("is not a TOML value"), "{bad}");
+        }
+        assert_eq!(error("a = [1 2]\n"), ("expected `,` or `]` in the array, found `2`".into(), "2"));
+        assert_eq!(error("a = [1,,]\n").0, "expected a value, found `,`");
+        assert_eq!(error("a = [1,\n"), ("unclosed array: `]` is missing".into(), "["));
+        assert_eq!(error("a = {b = 1 c = 2}\n").0, "expected `,` or `}` in the inline table, found `c`");
+        assert_eq!(error("a = {b = 1"), ("unclosed inline table: `}` is missing".into(), "{"));
+        assert_eq!(error("[t\n"), ("expected `]` to close the table header, found the end of the line".into(), "\n"));
+        assert_eq!(error("[[t]\n").0, "expected `]]` to close the table header, found `]`");
+        assert_eq!(error("[]\n").0, "expected a key, found `]`");
+        assert_eq!(error("[t] x\n").0, "expected the end of the line, found `x`");
+        assert_eq!(error("\"\"\"k\"\"\" = 1\n").0, "expected `=` after the key ``, found `\"`");
+        let deep = format!("a = {}{}\n", "[".repeat(100), "]".repeat(100));
+        assert_eq!(error(&deep).0, "arrays and inline tables nest too deeply");
+        let long = format!("[{}]\n", vec!["a"; 100].join("."));
+        assert_eq!(error(&long), ("a dotted key with too many parts".into(), &long[1..131]));
+        assert!(parse(&format!("{} = 1\n", vec!["a"; 60].join("."))).is_ok());
+    }
+}
