@@ -120,8 +120,8 @@ impl<K: Ord, V> SortedMap<K, V> {
     }
 
     /// The entries, in key order.
-    pub fn iter(&self) -> Iter<'_, K, V> {
-        Iter(self.entries.iter())
+    pub fn iter(&self) -> SortedMapIter<'_, K, V> {
+        SortedMapIter(self.entries.iter())
     }
 
     /// The keys, in order.
@@ -151,9 +151,9 @@ impl<K: Ord + Borrow<Q>, V, Q: Ord + ?Sized> Index<&Q> for SortedMap<K, V> {
 
 /// A [`SortedMap`]'s entries in key order, as `(&key, &value)` like a `BTreeMap`'s.
 #[derive(Debug, Clone)]
-pub struct Iter<'a, K, V>(std::slice::Iter<'a, (K, V)>);
+pub struct SortedMapIter<'a, K, V>(std::slice::Iter<'a, (K, V)>);
 
-impl<'a, K, V> Iterator for Iter<'a, K, V> {
+impl<'a, K, V> Iterator for SortedMapIter<'a, K, V> {
     type Item = (&'a K, &'a V);
 
     fn next(&mut self) -> Option<Self::Item> {
@@ -165,19 +165,19 @@ impl<'a, K, V> Iterator for Iter<'a, K, V> {
     }
 }
 
-impl<K, V> DoubleEndedIterator for Iter<'_, K, V> {
+impl<K, V> DoubleEndedIterator for SortedMapIter<'_, K, V> {
     fn next_back(&mut self) -> Option<Self::Item> {
         self.0.next_back().map(|(k, v)| (k, v))
     }
 }
 
-impl<K, V> ExactSizeIterator for Iter<'_, K, V> {}
+impl<K, V> ExactSizeIterator for SortedMapIter<'_, K, V> {}
 
 impl<'a, K: Ord, V> IntoIterator for &'a SortedMap<K, V> {
     type Item = (&'a K, &'a V);
-    type IntoIter = Iter<'a, K, V>;
+    type IntoIter = SortedMapIter<'a, K, V>;
 
-    fn into_iter(self) -> Iter<'a, K, V> {
+    fn into_iter(self) -> SortedMapIter<'a, K, V> {
         self.iter()
     }
 }

@@ -748,7 +748,7 @@ impl Session {
                     channels
                         .into_iter()
                         .filter(|ch| pattern.is_none_or(|p| glob_match(p, ch)))
-                        .map(|c| Reply::Bulk(c.clone()))
+                        .map(Reply::Bulk)
                         .collect(),
                 ))
             }
