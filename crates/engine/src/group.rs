@@ -10,6 +10,7 @@ use std::collections::{BTreeMap, BTreeSet, VecDeque};
 use std::sync::Arc;
 
 use crate::id::StreamId;
+use crate::sorted::{SortedMap, SortedSet};
 
 /// A consumer's name; shared between the consumer table and the PEL records it owns.
 pub type ConsumerName = Arc<[u8]>;
@@ -37,6 +38,11 @@ pub struct Consumer {
 }
 
 impl Consumer {
+    /// A consumer seen at `now`, never active, owning nothing.
+    fn new(now: i64) -> Consumer {
+        Consumer { seen_time: now, active_time: None, pending: BTreeSet::new() }
+    }
+
     /// The ids this consumer owns in the group PEL, in id order.
     pub fn pending(&self) -> &BTreeSet<StreamId> {
         &self.pending
@@ -51,7 +57,7 @@ pub struct Group {
     /// How many entries the group has read, when that is known (`entries-read`).
     pub entries_read: Option<u64>,
     pel: BTreeMap<StreamId, Pending>,
-    consumers: BTreeMap<ConsumerName, Consumer>,
+    consumers: SortedMap<ConsumerName, Consumer>,
     /// Released (XNACKed) ids, oldest release first: the head of the PEL's delivery order.
     nacked: VecDeque<StreamId>,
 }
@@ -71,7 +77,7 @@ impl Pending {
 impl Group {
     /// A group positioned at `last_id` with no consumers and an empty PEL.
     pub fn new(last_id: StreamId, entries_read: Option<u64>) -> Group {
-        Group { last_id, entries_read, pel: BTreeMap::new(), consumers: BTreeMap::new(), nacked: VecDeque::new() }
+        Group { last_id, entries_read, pel: BTreeMap::new(), consumers: SortedMap::new(), nacked: VecDeque::new() }
     }
 
     /// The PEL, in id order.
@@ -85,7 +91,7 @@ impl Group {
     }
 
     /// The consumers, by name in byte order.
-    pub fn consumers(&self) -> &BTreeMap<ConsumerName, Consumer> {
+    pub fn consumers(&self) -> &SortedMap<ConsumerName, Consumer> {
         &self.consumers
     }
 
@@ -100,20 +106,14 @@ impl Group {
         if self.consumers.contains_key(name) {
             return false;
         }
-        self.consumers
-            .insert(Arc::from(name), Consumer { seen_time: now, active_time: None, pending: BTreeSet::new() });
+        self.consumers.insert(Arc::from(name), Consumer::new(now));
         true
     }
 
     /// Creates the consumer if needed and records that it was seen now (every read or claim
     /// attempt does this, whether or not it gets anything). Returns the shared name.
     pub fn see_consumer(&mut self, name: &[u8], now: i64) -> ConsumerName {
-        self.create_consumer(name, now);
-        let (key, consumer) = self
-            .consumers
-            .range_mut::<[u8], _>((std::ops::Bound::Included(name), std::ops::Bound::Included(name)))
-            .next()
-            .expect("consumer was just ensured");
+        let (key, consumer) = self.consumers.get_or_insert_with(name, || Consumer::new(now));
         consumer.seen_time = now;
         key.clone()
     }
@@ -233,7 +233,7 @@ impl Group {
                 }
             }
         }
-        let mut released = BTreeSet::new();
+        let mut released = SortedSet::new();
         for id in &self.nacked {
             if !released.insert(*id) {
                 return Err(format!("{id} is in the nacked zone twice"));

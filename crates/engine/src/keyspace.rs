@@ -3,6 +3,7 @@
 use std::collections::BTreeMap;
 
 use crate::glob::glob_match;
+use crate::sorted::SortedSet;
 use crate::stream::{CounterRules, Stream, StreamConfig};
 
 /// A value stored under a key.
@@ -37,6 +38,13 @@ pub enum ValueKind {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct WrongType;
 
+/// A key's value and when it expires (Unix ms), if it does.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct Slot {
+    value: Value,
+    expires_at: Option<i64>,
+}
+
 /// All keys of the one database, plus the settings that shape streams.
 ///
 /// Keys are kept in byte order so that anything that lists them (KEYS, SCAN, pictures) is
@@ -45,8 +53,14 @@ pub struct WrongType;
 /// is consistent with its own instant.
 #[derive(Debug, Clone, Default)]
 pub struct Keyspace {
-    values: BTreeMap<Vec<u8>, Value>,
-    expires: BTreeMap<Vec<u8>, i64>,
+    /// Each key's value and expiry: one B-tree, since a keyspace can be large.
+    values: BTreeMap<Vec<u8>, Slot>,
+    /// The keys that have an expiry, soonest first: exactly the slots with `expires_at`. The
+    /// keys due at a command are a prefix, so a command with nothing due pays one look at the
+    /// first item. A sorted vector rather than a second B-tree (whose code would weigh on the
+    /// browser bundle): setting an expiry moves the items after it, a memmove even with
+    /// millions of expiring keys.
+    deadlines: SortedSet<(i64, Vec<u8>)>,
     /// Node-size settings for streams.
     pub config: StreamConfig,
     /// The counter rules new streams follow (set from the server profile).
@@ -63,7 +77,7 @@ pub struct Keyspace {
 /// taken are not data, and are not compared.
 impl PartialEq for Keyspace {
     fn eq(&self, other: &Keyspace) -> bool {
-        self.values == other.values && self.expires == other.expires && self.config == other.config
+        self.values == other.values && self.config == other.config
     }
 }
 
@@ -87,12 +101,12 @@ impl Keyspace {
 
     /// The value under `key`.
     pub fn get(&self, key: &[u8]) -> Option<&Value> {
-        self.values.get(key)
+        self.values.get(key).map(|slot| &slot.value)
     }
 
     /// Every key and value, in key order.
     pub fn iter(&self) -> impl Iterator<Item = (&Vec<u8>, &Value)> {
-        self.values.iter()
+        self.values.iter().map(|(key, slot)| (key, &slot.value))
     }
 
     /// Keys matching a glob pattern, in key order.
@@ -112,7 +126,7 @@ impl Keyspace {
 
     /// The stream under `key`, if any.
     pub fn stream(&self, key: &[u8]) -> Result<Option<&Stream>, WrongType> {
-        match self.values.get(key) {
+        match self.get(key) {
             None => Ok(None),
             Some(Value::Stream(s)) => Ok(Some(s)),
             Some(_) => Err(WrongType),
@@ -121,7 +135,7 @@ impl Keyspace {
 
     /// The stream under `key`, if any, for changes.
     pub fn stream_mut(&mut self, key: &[u8]) -> Result<Option<&mut Stream>, WrongType> {
-        match self.values.get_mut(key) {
+        match self.values.get_mut(key).map(|slot| &mut slot.value) {
             None => Ok(None),
             Some(Value::Stream(s)) => Ok(Some(s)),
             Some(_) => Err(WrongType),
@@ -131,9 +145,11 @@ impl Keyspace {
     /// The stream under `key`, created empty if the key is missing.
     pub fn stream_or_create(&mut self, key: &[u8]) -> Result<&mut Stream, WrongType> {
         let rules = self.rules;
-        let value =
-            self.values.entry(key.to_vec()).or_insert_with(|| Value::Stream(Box::new(Stream::with_rules(rules))));
-        match value {
+        let slot = self
+            .values
+            .entry(key.to_vec())
+            .or_insert_with(|| Slot { value: Value::Stream(Box::new(Stream::with_rules(rules))), expires_at: None });
+        match &mut slot.value {
             Value::Stream(s) => Ok(s),
             _ => Err(WrongType),
         }
@@ -141,7 +157,7 @@ impl Keyspace {
 
     /// The string under `key`, if any.
     pub fn string(&self, key: &[u8]) -> Result<Option<&[u8]>, WrongType> {
-        match self.values.get(key) {
+        match self.get(key) {
             None => Ok(None),
             Some(Value::String(s)) => Ok(Some(s)),
             Some(_) => Err(WrongType),
@@ -152,9 +168,16 @@ impl Keyspace {
     /// `keep_ttl` is set.
     pub fn set(&mut self, key: &[u8], value: Value, keep_ttl: bool) {
         if !keep_ttl {
-            self.expires.remove(key);
+            self.persist_quietly(key);
         }
-        if let Some(Value::Stream(_)) = self.values.insert(key.to_vec(), value) {
+        let replaced_stream = match self.values.get_mut(key) {
+            Some(slot) => matches!(std::mem::replace(&mut slot.value, value), Value::Stream(_)),
+            None => {
+                self.values.insert(key.to_vec(), Slot { value, expires_at: None });
+                false
+            }
+        };
+        if replaced_stream {
             // Readers blocked on a stream that was replaced must find out.
             self.ready.push(key.to_vec());
         }
@@ -163,10 +186,10 @@ impl Keyspace {
 
     /// Removes a key; returns whether it existed.
     pub fn remove(&mut self, key: &[u8]) -> bool {
-        self.expires.remove(key);
+        self.persist_quietly(key);
         match self.values.remove(key) {
-            Some(value) => {
-                if let Value::Stream(_) = value {
+            Some(slot) => {
+                if let Value::Stream(_) = slot.value {
                     self.ready.push(key.to_vec());
                 }
                 self.touch(key);
@@ -178,6 +201,9 @@ impl Keyspace {
 
     /// Removes every key.
     pub fn flush(&mut self) {
+        // The expiring keys first, their deadlines taken at once: removing them one by one
+        // would search and shift the deadlines once per key.
+        self.remove_expiring(|_| true);
         let keys: Vec<Vec<u8>> = self.values.keys().cloned().collect();
         for key in keys {
             self.remove(&key);
@@ -186,32 +212,48 @@ impl Keyspace {
 
     /// Sets when a key expires (Unix ms); returns false if the key does not exist.
     pub fn set_expiry(&mut self, key: &[u8], at: i64) -> bool {
-        if !self.values.contains_key(key) {
-            return false;
+        let Some(slot) = self.values.get_mut(key) else { return false };
+        if let Some(old) = slot.expires_at.replace(at) {
+            self.deadlines.remove(&(old, key.to_vec()));
         }
-        self.expires.insert(key.to_vec(), at);
+        self.deadlines.insert((at, key.to_vec()));
         self.touch(key);
         true
     }
 
     /// Removes a key's expiry; returns whether it had one.
     pub fn persist(&mut self, key: &[u8]) -> bool {
-        let had = self.expires.remove(key).is_some();
+        let had = self.persist_quietly(key);
         if had {
             self.touch(key);
         }
         had
     }
 
+    /// Removes a key's expiry without recording a change; returns whether it had one.
+    fn persist_quietly(&mut self, key: &[u8]) -> bool {
+        let Some(at) = self.values.get_mut(key).and_then(|slot| slot.expires_at.take()) else { return false };
+        self.deadlines.remove(&(at, key.to_vec()));
+        true
+    }
+
     /// When the key expires, if it has an expiry.
     pub fn expiry(&self, key: &[u8]) -> Option<i64> {
-        self.expires.get(key).copied()
+        self.values.get(key)?.expires_at
     }
 
     /// Removes every key whose expiry is at or before `now`.
     pub fn expire_due(&mut self, now: i64) {
-        let due: Vec<Vec<u8>> = self.expires.iter().filter(|(_, &at)| at <= now).map(|(k, _)| k.clone()).collect();
-        for key in due {
+        self.remove_expiring(|(at, _)| *at <= now);
+    }
+
+    /// Removes the keys of the deadlines that `due` picks (it must pick the soonest ones).
+    fn remove_expiring(&mut self, due: impl FnMut(&(i64, Vec<u8>)) -> bool) {
+        for (_, key) in self.deadlines.take_while(due) {
+            // Its deadline is gone already: removing the key must not search for it.
+            if let Some(slot) = self.values.get_mut(&key) {
+                slot.expires_at = None;
+            }
             self.remove(&key);
         }
     }
@@ -252,15 +294,20 @@ impl Keyspace {
 
     /// Checks every stream's invariants.
     pub fn check_invariants(&self) -> Result<(), String> {
-        for (key, value) in &self.values {
-            if let Value::Stream(stream) = value {
+        let mut expiring = 0;
+        for (key, slot) in &self.values {
+            if let Value::Stream(stream) = &slot.value {
                 stream.check_invariants().map_err(|e| format!("stream {:?}: {e}", String::from_utf8_lossy(key)))?;
             }
-        }
-        for key in self.expires.keys() {
-            if !self.values.contains_key(key) {
-                return Err(format!("expiry kept for missing key {:?}", String::from_utf8_lossy(key)));
+            if let Some(at) = slot.expires_at {
+                expiring += 1;
+                if !self.deadlines.contains(&(at, key.clone())) {
+                    return Err(format!("expiry of {:?} missing from the deadlines", String::from_utf8_lossy(key)));
+                }
             }
+        }
+        if expiring != self.deadlines.len() {
+            return Err(format!("{expiring} keys expire but {} deadlines are kept", self.deadlines.len()));
         }
         Ok(())
     }
@@ -281,6 +328,45 @@ mod tests {
         db.remove(b"s");
         assert_eq!(db.take_ready(), vec![b"s".to_vec()]);
         assert_eq!(db.take_touched(), vec![b"s".to_vec()]);
+    }
+
+    #[test]
+    fn expiry_follows_the_latest_setting() {
+        let mut db = Keyspace::new();
+        for key in [b"a", b"b", b"c", b"d"] {
+            db.set(key, Value::String(b"v".to_vec()), false);
+        }
+        assert!(db.set_expiry(b"a", 30));
+        assert!(db.set_expiry(b"b", 10));
+        assert!(db.set_expiry(b"b", 50)); // moved later: not due at 10
+        assert!(db.set_expiry(b"c", 10));
+        assert!(db.set_expiry(b"d", 20));
+        assert!(db.persist(b"d"));
+        assert!(!db.persist(b"d"));
+        assert!(!db.set_expiry(b"missing", 1));
+        db.check_invariants().unwrap();
+        db.expire_due(9);
+        assert_eq!(db.len(), 4);
+        db.expire_due(30);
+        let left: Vec<&[u8]> = db.iter().map(|(k, _)| k.as_slice()).collect();
+        assert_eq!(left, [b"b".as_slice(), b"d"]);
+        assert_eq!(db.expiry(b"b"), Some(50));
+        // A plain SET forgets the expiry; KEEPTTL keeps it.
+        db.set(b"b", Value::String(b"w".to_vec()), true);
+        assert_eq!(db.expiry(b"b"), Some(50));
+        db.set(b"b", Value::String(b"x".to_vec()), false);
+        assert_eq!(db.expiry(b"b"), None);
+        db.check_invariants().unwrap();
+        db.expire_due(100);
+        assert_eq!(db.len(), 2);
+        assert!(db.set_expiry(b"d", 500));
+        db.flush();
+        assert!(db.is_empty());
+        db.check_invariants().unwrap();
+        db.set(b"d", Value::String(b"v".to_vec()), false);
+        db.expire_due(1000);
+        assert_eq!(db.expiry(b"d"), None);
+        assert_eq!(db.len(), 1);
     }
 
     #[test]

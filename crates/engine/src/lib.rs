@@ -11,6 +11,7 @@ mod id;
 mod keyspace;
 pub mod listpack;
 mod node;
+mod sorted;
 mod stream;
 
 pub use glob::glob_match;
@@ -18,6 +19,7 @@ pub use group::{Consumer, ConsumerName, Group, Pending};
 pub use id::{AddId, IdMode, InvalidId, StreamId};
 pub use keyspace::{Keyspace, Value, ValueKind, WrongType};
 pub use node::Node;
+pub use sorted::{SortedMap, SortedMapIter, SortedSet};
 pub use stream::{
     AddError, AutoClaim, AutoClaimOptions, ClaimOptions, Claimed, CounterRules, DeleteOutcome, Entry, Fields, Idmp,
     NackMode, ReadBudget, RefPolicy, SetIdError, Stream, StreamConfig, Trim, TrimStrategy, IDMP_DEFAULT_DURATION,

@@ -6,6 +6,7 @@ use std::collections::{BTreeMap, VecDeque};
 use crate::group::{ConsumerName, Group};
 use crate::id::{AddId, StreamId};
 use crate::node::{Node, RawEntry, Walk};
+use crate::sorted::SortedMap;
 
 /// The field/value pairs of one entry, in the order they were added.
 pub type Fields = Vec<(Vec<u8>, Vec<u8>)>;
@@ -175,7 +176,7 @@ pub struct Idmp {
     pub duration: u64,
     /// Idempotency ids remembered per producer (`idmp-maxsize`).
     pub maxsize: u64,
-    producers: BTreeMap<Vec<u8>, VecDeque<Remembered>>,
+    producers: SortedMap<Vec<u8>, VecDeque<Remembered>>,
     /// Idempotency ids ever recorded (`iids-added`).
     pub added: u64,
     /// XADDs answered with an earlier entry's id (`iids-duplicates`).
@@ -187,7 +188,7 @@ impl Default for Idmp {
         Idmp {
             duration: IDMP_DEFAULT_DURATION,
             maxsize: IDMP_DEFAULT_MAXSIZE,
-            producers: BTreeMap::new(),
+            producers: SortedMap::new(),
             added: 0,
             duplicates: 0,
         }
@@ -221,7 +222,7 @@ impl Idmp {
     /// Remembers that `iid` of `producer` produced `id`; the producer's oldest ids go once it
     /// holds more than `maxsize`.
     pub fn record(&mut self, producer: &[u8], iid: &[u8], id: StreamId, now: i64) {
-        let iids = self.producers.entry(producer.to_vec()).or_default();
+        let (_, iids) = self.producers.get_or_insert_with(producer, VecDeque::new);
         iids.push_back((iid.to_vec(), id, now));
         while iids.len() as u64 > self.maxsize {
             iids.pop_front();
@@ -265,7 +266,7 @@ pub struct Stream {
     first_id: StreamId,
     max_deleted: StreamId,
     entries_added: u64,
-    groups: BTreeMap<Vec<u8>, Group>,
+    groups: SortedMap<Vec<u8>, Group>,
     rules: CounterRules,
     /// Idempotent production (Redis 8.6).
     pub idmp: Idmp,
@@ -351,7 +352,7 @@ impl Stream {
     }
 
     /// The groups, by name in byte order.
-    pub fn groups(&self) -> &BTreeMap<Vec<u8>, Group> {
+    pub fn groups(&self) -> &SortedMap<Vec<u8>, Group> {
         &self.groups
     }
 

@@ -15,7 +15,7 @@
 //! Beside the console: [`syntax_hint`] (the hint redis-cli shows while typing),
 //! [`completions`] (Tab), and [`help_text`].
 
-use std::collections::BTreeMap;
+use streamlab_engine::SortedMap;
 
 use crate::command::{self, CommandSpec};
 use crate::format::{format_reply, quote_bytes, SUBSCRIBE_BANNER};
@@ -76,7 +76,7 @@ pub type Lines = Vec<String>;
 pub struct Console {
     timeline: Timeline,
     /// Connection names are console labels, not session state: undo does not forget them.
-    names: BTreeMap<String, ConnId>,
+    names: SortedMap<String, ConnId>,
     current: String,
     interactive: bool,
 }
@@ -115,7 +115,8 @@ impl Console {
     pub fn new(session: Session) -> Console {
         let mut timeline = Timeline::new(session);
         let first = timeline.connect();
-        let names = BTreeMap::from([(DEFAULT_CONNECTION.to_owned(), first)]);
+        let mut names = SortedMap::new();
+        names.insert(DEFAULT_CONNECTION.to_owned(), first);
         Console { timeline, names, current: DEFAULT_CONNECTION.to_owned(), interactive: false }
     }
 
@@ -123,8 +124,13 @@ impl Console {
     /// so undo never closes them; it starts on the first.
     pub fn with_connections(mut session: Session, names: &[&str]) -> Console {
         assert!(!names.is_empty(), "a console needs a connection");
-        let names: BTreeMap<String, ConnId> =
-            names.iter().map(|name| ((*name).to_owned(), session.connect())).collect();
+        let names = {
+            let mut map = SortedMap::new();
+            for name in names {
+                map.insert((*name).to_owned(), session.connect());
+            }
+            map
+        };
         let current = names.iter().min_by_key(|(_, &id)| id).map(|(name, _)| name.clone()).expect("one name");
         Console { timeline: Timeline::new(session), names, current, interactive: false }
     }

@@ -8,9 +8,9 @@
 //! XADD served, a timed-out read, a published message. Those come back as [`Delivery`] values
 //! beside the caller's own replies; the host decides how to show or send them.
 
-use std::collections::{BTreeMap, BTreeSet, VecDeque};
+use std::collections::VecDeque;
 
-use streamlab_engine::{glob_match, AddId, Keyspace, StreamId};
+use streamlab_engine::{glob_match, AddId, Keyspace, SortedMap, SortedSet, StreamId};
 
 use crate::command::{self, Block, Ctx, Outcome, Run};
 use crate::error::{CmdError, Msg};
@@ -73,10 +73,10 @@ pub struct Conn {
     /// The protocol version, 2 or 3.
     pub resp: u8,
     multi: Option<Multi>,
-    watched: BTreeSet<Vec<u8>>,
+    watched: SortedSet<Vec<u8>>,
     watch_dirty: bool,
-    channels: BTreeSet<Vec<u8>>,
-    patterns: BTreeSet<Vec<u8>>,
+    channels: SortedSet<Vec<u8>>,
+    patterns: SortedSet<Vec<u8>>,
     blocked: Option<Block>,
     /// Commands that arrived while the connection was blocked, run once it is served (as a
     /// server would leave them in the socket buffer).
@@ -90,10 +90,10 @@ impl Conn {
             name: None,
             resp: 2,
             multi: None,
-            watched: BTreeSet::new(),
+            watched: SortedSet::new(),
             watch_dirty: false,
-            channels: BTreeSet::new(),
-            patterns: BTreeSet::new(),
+            channels: SortedSet::new(),
+            patterns: SortedSet::new(),
             blocked: None,
             backlog: VecDeque::new(),
         }
@@ -115,12 +115,12 @@ impl Conn {
     }
 
     /// Channels subscribed to.
-    pub fn channels(&self) -> &BTreeSet<Vec<u8>> {
+    pub fn channels(&self) -> &SortedSet<Vec<u8>> {
         &self.channels
     }
 
     /// Patterns subscribed to.
-    pub fn patterns(&self) -> &BTreeSet<Vec<u8>> {
+    pub fn patterns(&self) -> &SortedSet<Vec<u8>> {
         &self.patterns
     }
 
@@ -134,12 +134,13 @@ impl Conn {
     }
 }
 
-/// The distinct names among `names`, in order. Inserted one by one: collecting into a set
-/// builds it by sorting, which would instantiate a whole sort routine for this one use.
-fn distinct<'a>(names: impl Iterator<Item = &'a Vec<u8>>) -> BTreeSet<&'a Vec<u8>> {
-    let mut set = BTreeSet::new();
+/// The distinct names among `names`, in order. Inserted one by one into the same kind of set
+/// the connections keep them in: sorting a collected list would bring a whole sort routine
+/// into the wasm for this one use.
+fn distinct<'a>(names: impl Iterator<Item = &'a Vec<u8>>) -> SortedSet<Vec<u8>> {
+    let mut set = SortedSet::new();
     for name in names {
-        set.insert(name);
+        set.insert(name.clone());
     }
     set
 }
@@ -154,7 +155,7 @@ fn valid_client_name(name: &[u8]) -> bool {
 struct State {
     db: Keyspace,
     now: i64,
-    conns: BTreeMap<ConnId, Conn>,
+    conns: SortedMap<ConnId, Conn>,
     next_conn: ConnId,
     /// Connections in the order they blocked: the order Redis serves them in.
     blocked_order: Vec<ConnId>,
@@ -189,7 +190,7 @@ impl Session {
         db.started_at = Some(now);
         db.rules = caps.counters;
         Session {
-            state: State { db, now, conns: BTreeMap::new(), next_conn: 1, blocked_order: Vec::new(), watchers: 0 },
+            state: State { db, now, conns: SortedMap::new(), next_conn: 1, blocked_order: Vec::new(), watchers: 0 },
             clock,
             caps,
         }
@@ -312,8 +313,8 @@ impl Session {
     /// what [`Session::execute`] does after reading the clock, and what replaying history does
     /// with the reading it recorded.
     pub fn execute_at(&mut self, conn: ConnId, args: Vec<Vec<u8>>, now: i64) -> Executed {
-        if let std::collections::btree_map::Entry::Vacant(slot) = self.state.conns.entry(conn) {
-            slot.insert(Conn::new(conn));
+        if !self.state.conns.contains_key(&conn) {
+            self.state.conns.insert(conn, Conn::new(conn));
             // Keep future connection ids clear of one opened on the fly.
             self.state.next_conn = self.state.next_conn.max(conn + 1);
         }
@@ -351,7 +352,9 @@ impl Session {
     fn watch(&mut self, conn: ConnId, keys: &[Vec<u8>]) {
         let c = self.conn_mut(conn);
         let was_watching = !c.watched.is_empty();
-        c.watched.extend(keys.iter().cloned());
+        for key in keys {
+            c.watched.insert(key.clone());
+        }
         if !was_watching && !c.watched.is_empty() {
             self.state.watchers += 1;
         }
@@ -745,7 +748,7 @@ impl Session {
                     channels
                         .into_iter()
                         .filter(|ch| pattern.is_none_or(|p| glob_match(p, ch)))
-                        .map(|c| Reply::Bulk(c.clone()))
+                        .map(Reply::Bulk)
                         .collect(),
                 ))
             }

@@ -4,8 +4,6 @@
 //! Expiry times are absolute Unix milliseconds on the engine clock (`ctx.now`). A command that
 //! sets an expiry at or before `now` deletes the key at once, as Redis does.
 
-use std::collections::BTreeMap;
-
 use streamlab_engine::{glob_match, Value, ValueKind};
 
 use super::{is, parse_int, CommandSpec, Ctx, Outcome, Run};
@@ -321,9 +319,10 @@ impl<'a> Scan<'a> {
         if !ctx.db.is_empty() {
             let buckets = (ctx.db.len() as u64).next_power_of_two().max(4);
             let mask = buckets - 1;
-            let mut table: BTreeMap<u64, Vec<&Vec<u8>>> = BTreeMap::new();
+            // The imaginary hash table, bucket by bucket (at most twice as many as keys).
+            let mut table: Vec<Vec<&Vec<u8>>> = vec![Vec::new(); buckets as usize];
             for (key, _) in ctx.db.iter() {
-                table.entry(scan_hash(key) & mask).or_default().push(key);
+                table[(scan_hash(key) & mask) as usize].push(key);
             }
             // Like Redis: visit at least one bucket, then keep going until `count` keys are
             // collected (before filtering), the walk ends, or `count * 10` more buckets were
@@ -331,9 +330,7 @@ impl<'a> Scan<'a> {
             let mut budget = self.count.saturating_mul(10);
             cursor = self.cursor;
             loop {
-                if let Some(keys) = table.get(&(cursor & mask)) {
-                    found.extend(keys);
-                }
+                found.extend(&table[(cursor & mask) as usize]);
                 cursor = next_cursor(cursor, mask);
                 if cursor == 0 || budget == 0 || found.len() as u64 >= self.count {
                     break;
