@@ -2,40 +2,91 @@
 //! console with no UI whose replies come back as redis-cli text and as JSON values, and what a
 //! grader needs to know of a lesson. The DTOs live here with the others.
 
-use serde::Serialize;
-use serde_json::{json, Value};
+use serde::ser::{SerializeMap, SerializeSeq};
+use serde::{Serialize, Serializer};
 use streamlab_lessons::{Lesson, TaskKind};
 use streamlab_protocol::history::Step;
 use streamlab_protocol::{format_reply, Clock, Console, OutputKind, Reply, Session, VIRTUAL_EPOCH_MS};
 
 use crate::{view, OutputView, SnapshotView};
 
-/// A reply tree as a JSON value a grader can compare: bulk strings as strings (invalid UTF-8
+/// A reply tree as the JSON value a grader compares: bulk strings as strings (invalid UTF-8
 /// replaced), integers as numbers, both nulls as `null`, arrays as arrays, booleans as
 /// booleans; the kinds JSON has no word for are tagged objects (`{"status": "OK"}`,
 /// `{"error": "ERR ..."}`, `{"map": [[k, v], ...]}`, `{"set": [...]}`, `{"double": 1.5}`,
 /// `{"verbatim": "...", "format": "txt"}`, `{"push": [...]}`).
-pub fn reply_value(reply: &Reply) -> Value {
-    let all = |items: &[Reply]| Value::Array(items.iter().map(reply_value).collect());
-    match reply {
-        Reply::Status(text) => json!({ "status": text }),
-        Reply::Error(text) => json!({ "error": text }),
-        Reply::Integer(n) => json!(n),
-        Reply::Bulk(bytes) => json!(String::from_utf8_lossy(bytes)),
-        Reply::NullBulk | Reply::NullArray => Value::Null,
-        Reply::Array(items) => all(items),
-        Reply::Map(pairs) => {
-            json!({ "map": pairs.iter().map(|(k, v)| json!([reply_value(k), reply_value(v)])).collect::<Vec<_>>() })
+///
+/// Written straight to the serializer rather than built as a `serde_json::Value`: the value
+/// tree (and the map type inside it) cost the grader's wasm several KB gzipped for nothing.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ReplyValue(pub Reply);
+
+impl Serialize for ReplyValue {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        Of(&self.0).serialize(serializer)
+    }
+}
+
+/// A borrowed reply, serialized as [`ReplyValue`] describes.
+struct Of<'a>(&'a Reply);
+
+impl Serialize for Of<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let reply = self.0;
+        match reply {
+            Reply::Status(text) => tagged(serializer, "status", text),
+            Reply::Error(text) => tagged(serializer, "error", text),
+            Reply::Integer(n) => serializer.serialize_i64(*n),
+            Reply::Bulk(bytes) => serializer.serialize_str(&String::from_utf8_lossy(bytes)),
+            Reply::NullBulk | Reply::NullArray => serializer.serialize_unit(),
+            Reply::Array(items) => All(items).serialize(serializer),
+            Reply::Map(pairs) => tagged(serializer, "map", &Pairs(pairs)),
+            Reply::Set(items) => tagged(serializer, "set", &All(items)),
+            // JSON has no infinities or NaN; those keep their redis-cli text.
+            Reply::Double(x) if x.is_finite() => tagged(serializer, "double", x),
+            Reply::Double(_) => tagged(serializer, "double", &format_reply(reply)),
+            Reply::Boolean(b) => serializer.serialize_bool(*b),
+            Reply::Verbatim { format, text } => {
+                let mut map = serializer.serialize_map(Some(2))?;
+                map.serialize_entry("verbatim", &String::from_utf8_lossy(text))?;
+                map.serialize_entry("format", &String::from_utf8_lossy(format))?;
+                map.end()
+            }
+            Reply::Push(items) => tagged(serializer, "push", &All(items)),
         }
-        Reply::Set(items) => json!({ "set": all(items) }),
-        // JSON has no infinities or NaN; those keep their redis-cli text.
-        Reply::Double(x) if x.is_finite() => json!({ "double": x }),
-        Reply::Double(_) => json!({ "double": format_reply(reply) }),
-        Reply::Boolean(b) => json!(b),
-        Reply::Verbatim { format, text } => {
-            json!({ "verbatim": String::from_utf8_lossy(text), "format": String::from_utf8_lossy(format) })
+    }
+}
+
+/// The object `{tag: value}`.
+fn tagged<S: Serializer, T: Serialize + ?Sized>(serializer: S, tag: &str, value: &T) -> Result<S::Ok, S::Error> {
+    let mut map = serializer.serialize_map(Some(1))?;
+    map.serialize_entry(tag, value)?;
+    map.end()
+}
+
+/// Replies as an array of values.
+struct All<'a>(&'a [Reply]);
+
+impl Serialize for All<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut seq = serializer.serialize_seq(Some(self.0.len()))?;
+        for item in self.0 {
+            seq.serialize_element(&Of(item))?;
         }
-        Reply::Push(items) => json!({ "push": all(items) }),
+        seq.end()
+    }
+}
+
+/// A map reply's pairs as an array of `[key, value]` arrays (keys need not be strings).
+struct Pairs<'a>(&'a [(Reply, Reply)]);
+
+impl Serialize for Pairs<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut seq = serializer.serialize_seq(Some(self.0.len()))?;
+        for (key, value) in self.0 {
+            seq.serialize_element(&(Of(key), Of(value)))?;
+        }
+        seq.end()
     }
 }
 
@@ -50,7 +101,7 @@ pub struct Executed {
     /// The output blocks, as the playground shows them.
     pub outputs: Vec<OutputView>,
     /// The replies to the connection that ran it, as values (empty for meta-commands).
-    pub replies: Vec<Value>,
+    pub replies: Vec<ReplyValue>,
     /// Replies it caused on other connections (a served blocked read, a Pub/Sub message).
     pub deliveries: Vec<Delivered>,
 }
@@ -61,7 +112,7 @@ pub struct Delivered {
     /// The connection's console name.
     pub to: String,
     /// The reply as a value.
-    pub value: Value,
+    pub value: ReplyValue,
 }
 
 /// A console session with no UI.
@@ -93,14 +144,14 @@ impl Headless {
         let (replies, deliveries) = match record {
             Some(record) => (
                 match record.step {
-                    Step::Execute { .. } => record.output.replies.iter().map(reply_value).collect(),
+                    Step::Execute { .. } => record.output.replies.iter().cloned().map(ReplyValue).collect(),
                     _ => Vec::new(),
                 },
                 record
                     .output
                     .deliveries
                     .iter()
-                    .map(|d| Delivered { to: self.console.label(d.conn), value: reply_value(&d.reply) })
+                    .map(|d| Delivered { to: self.console.label(d.conn), value: ReplyValue(d.reply.clone()) })
                     .collect(),
             ),
             None => (Vec::new(), Vec::new()),
@@ -191,29 +242,57 @@ pub fn outline(l: &Lesson) -> LessonInfo {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde_json::{json, Value};
+
+    /// The JSON a grader receives for these replies.
+    fn values(replies: &[ReplyValue]) -> Vec<Value> {
+        replies.iter().map(|r| serde_json::to_value(r).unwrap()).collect()
+    }
 
     #[test]
     fn lines_give_text_and_values() {
         let mut g = Headless::create(None, None).unwrap();
         let added = g.execute_line("XADD s 1-0 f v");
         assert_eq!((added.text.as_str(), added.ok), ("\"1-0\"", true));
-        assert_eq!(added.replies, vec![json!("1-0")]);
+        assert_eq!(values(&added.replies), vec![json!("1-0")]);
         let range = g.execute_line("XRANGE s - +");
-        assert_eq!(range.replies, vec![json!([["1-0", ["f", "v"]]])]);
+        assert_eq!(values(&range.replies), vec![json!([["1-0", ["f", "v"]]])]);
         let wrong = g.execute_line("XADD s 1-0 f v");
         assert!(!wrong.ok);
-        assert_eq!(wrong.replies[0]["error"].as_str().unwrap().split(' ').next(), Some("ERR"));
-        assert_eq!(g.execute_line("XLEN nope").replies, vec![json!(0)]);
-        assert_eq!(g.execute_line("GET nope").replies, vec![Value::Null]);
+        assert_eq!(values(&wrong.replies)[0]["error"].as_str().unwrap().split(' ').next(), Some("ERR"));
+        assert_eq!(values(&g.execute_line("XLEN nope").replies), vec![json!(0)]);
+        assert_eq!(values(&g.execute_line("GET nope").replies), vec![Value::Null]);
         // Meta-commands print but reply nothing; a served blocked read is a delivery.
         g.execute_line(":as bob");
         assert!(g.execute_line("XREAD BLOCK 0 STREAMS s $").text.is_empty());
         g.execute_line(":as default");
         let served = g.execute_line("XADD s 2-0 f w");
         assert_eq!(served.deliveries[0].to, "bob");
-        assert_eq!(served.deliveries[0].value, json!([["s", [["2-0", ["f", "w"]]]]]));
+        assert_eq!(serde_json::to_value(&served.deliveries[0].value).unwrap(), json!([["s", [["2-0", ["f", "w"]]]]]));
         assert!(served.text.contains("[bob] "), "{}", served.text);
-        assert_eq!(reply_value(&Reply::Map(vec![(Reply::bulk("a"), Reply::Integer(1))])), json!({"map": [["a", 1]]}));
+    }
+
+    #[test]
+    fn every_reply_kind_has_a_json_value() {
+        let cases = [
+            (Reply::Status("OK".into()), json!({"status": "OK"})),
+            (Reply::Error("ERR no".into()), json!({"error": "ERR no"})),
+            (Reply::Integer(-3), json!(-3)),
+            (Reply::Bulk(vec![b'a', 0xff]), json!("a\u{fffd}")),
+            (Reply::NullBulk, Value::Null),
+            (Reply::NullArray, Value::Null),
+            (Reply::Array(vec![Reply::Integer(1), Reply::NullBulk]), json!([1, null])),
+            (Reply::Map(vec![(Reply::bulk("a"), Reply::Integer(1))]), json!({"map": [["a", 1]]})),
+            (Reply::Set(vec![Reply::bulk("x")]), json!({"set": ["x"]})),
+            (Reply::Double(1.5), json!({"double": 1.5})),
+            (Reply::Double(f64::INFINITY), json!({"double": "(double) inf"})),
+            (Reply::Boolean(true), json!(true)),
+            (Reply::Verbatim { format: *b"txt", text: b"hi".to_vec() }, json!({"verbatim": "hi", "format": "txt"})),
+            (Reply::Push(vec![Reply::bulk("message")]), json!({"push": ["message"]})),
+        ];
+        for (reply, expected) in cases {
+            assert_eq!(serde_json::to_value(ReplyValue(reply.clone())).unwrap(), expected, "{reply:?}");
+        }
     }
 
     #[test]
