@@ -189,7 +189,7 @@ impl Group {
             .filter(|(_, p)| p.owner.is_some() && now - p.delivery_time >= min_idle)
             .map(|(id, p)| (p.delivery_time, *id))
             .collect();
-        idle.sort_unstable();
+        crate::sort::sort(&mut idle);
         out.extend(idle.into_iter().map(|(_, id)| id));
         out
     }

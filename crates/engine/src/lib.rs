@@ -11,6 +11,7 @@ mod id;
 mod keyspace;
 pub mod listpack;
 mod node;
+pub mod sort;
 mod stream;
 
 pub use glob::glob_match;

@@ -180,7 +180,7 @@ impl Progress {
     pub fn solve(&mut self, task: usize) {
         if !self.solved.contains(&task) {
             self.solved.push(task);
-            self.solved.sort_unstable();
+            streamlab_engine::sort::sort(&mut self.solved);
         }
     }
 
