@@ -254,12 +254,12 @@ impl Keyspace {
     pub fn check_invariants(&self) -> Result<(), String> {
         for (key, value) in &self.values {
             if let Value::Stream(stream) = value {
-                stream.check_invariants().map_err(|e| format!("stream {:?}: {e}", String::from_utf8_lossy(key)))?;
+                stream.check_invariants().map_err(|e| format!("stream {}: {e}", crate::group::quoted(key)))?;
             }
         }
         for key in self.expires.keys() {
             if !self.values.contains_key(key) {
-                return Err(format!("expiry kept for missing key {:?}", String::from_utf8_lossy(key)));
+                return Err(format!("expiry kept for missing key {}", crate::group::quoted(key)));
             }
         }
         Ok(())

@@ -392,7 +392,9 @@ fn profile_switch(line: &str) -> Option<Profile> {
 
 /// A view or event as JSON, for JavaScript.
 pub fn json<T: Serialize>(value: &T) -> String {
-    serde_json::to_string(value).expect("views serialize")
+    // Plain structs of strings and numbers always serialize. Display rather than `expect`'s
+    // Debug: serde_json's Debug quotes strings, which pulls escaping tables into the wasm.
+    serde_json::to_string(value).unwrap_or_else(|e| unreachable!("views serialize: {e}"))
 }
 
 #[cfg(test)]
