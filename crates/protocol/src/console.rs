@@ -123,8 +123,14 @@ impl Console {
     /// so undo never closes them; it starts on the first.
     pub fn with_connections(mut session: Session, names: &[&str]) -> Console {
         assert!(!names.is_empty(), "a console needs a connection");
-        let names: BTreeMap<String, ConnId> =
-            names.iter().map(|name| ((*name).to_owned(), session.connect())).collect();
+        // Inserted one by one (a repeated name keeps its last connection, as a collect would):
+        // collecting into a BTreeMap sorts, with its own copy of the standard library's sort
+        // in the wasm (see streamlab_engine::sort).
+        let mut opened = BTreeMap::new();
+        for name in names {
+            opened.insert((*name).to_owned(), session.connect());
+        }
+        let names = opened;
         let current = names.iter().min_by_key(|(_, &id)| id).map(|(name, _)| name.clone()).expect("one name");
         Console { timeline: Timeline::new(session), names, current, interactive: false }
     }
