@@ -5,8 +5,9 @@
 //! browser build that came to about 15.7 KB of the gzipped app wasm (measured: ten copies
 //! and their helpers), a large share of a tight download budget. Here the sorting itself is
 //! one non-generic function that orders indexes through a `dyn` comparator; the only generic
-//! part is the few swaps that move the elements into that order. Every crate of the
-//! workspace sorts through this module outside its tests.
+//! part is the few swaps that move the elements into that order. The crates that ship in
+//! the wasm (engine, protocol, lessons, wasm, web) sort through this module outside their
+//! tests; native-only tools (CLI, difftest, xtask) keep the standard library's sorts.
 
 use std::cmp::Ordering;
 
