@@ -57,7 +57,11 @@ test('the console answers like redis-cli, with errors in red, help, hints, compl
     await page.waitForFunction(() => document.querySelectorAll('.log .log-item').length === 3);
     assert.equal(await lastEntry(page), 'alice> XLEN jobs\n(integer) 3');
 
-    // History survives a reload, and so does the session.
+    // History survives a reload, and so does the session. Both are stored as JSON (as they
+    // always were), so what an earlier version saved still reads.
+    const stored = await page.evaluate(() => ['streamlab.history', 'streamlab.session'].map((k) => JSON.parse(localStorage.getItem(k))));
+    assert.equal(stored[0].at(-1), 'XLEN jobs');
+    assert.match(stored[1], /^profile=.*&log=/);
     await page.reload();
     await page.waitForSelector('#console-input');
     await page.press('#console-input', 'ArrowUp');

@@ -172,9 +172,16 @@
         if (this.destroyed) return;
         const root = el('div');
         this.frame.replaceChildren(root);
-        const options = { mode: o.mode, setup: o.setup, layout: o.layout, profile: o.profile, state };
-        if (lesson) Object.assign(options, { lesson: lesson.text, file: lesson.file, trusted: lesson.trusted, hints: o.hints, solution: o.solution });
-        this.widget = m.mount(root, JSON.stringify(options), (type, payload) => this.emit(type, JSON.parse(payload)));
+        // The engine reads its options as a URL query (no JSON reader in the wasm): `setup`
+        // repeats, one line each; absent options take their defaults.
+        const options = new URLSearchParams({ mode: o.mode, layout: o.layout });
+        for (const line of o.setup) options.append('setup', line);
+        if (o.profile !== undefined) options.set('profile', o.profile);
+        if (state !== undefined) options.set('state', state);
+        if (lesson) {
+          for (const [key, value] of Object.entries({ lesson: lesson.text, file: lesson.file, trusted: lesson.trusted, hints: o.hints, solution: o.solution })) options.set(key, value);
+        }
+        this.widget = m.mount(root, options.toString(), (type, payload) => this.emit(type, JSON.parse(payload)));
         const queued = this.queued;
         this.queued = null;
         queued.forEach(([type, detail]) => this.emit(type, detail));

@@ -288,8 +288,8 @@ pub struct Widget {
     app: Option<AppHandle<Embed>>,
 }
 
-/// Mounts a widget into `element` with options (JSON, see `EmbedOptions`); events go to
-/// `on_event(type, payload_json)`. Throws with a readable message when the options are wrong.
+/// Mounts a widget into `element` with options (a URL query, see `EmbedOptions::parse`);
+/// events go to `on_event(type, payload_json)`. Throws with a readable message when the options are wrong.
 #[wasm_bindgen]
 pub fn mount(element: web_sys::Element, options: &str, on_event: js_sys::Function) -> Result<Widget, JsError> {
     let options = EmbedOptions::parse(options).map_err(|e| JsError::new(&e))?;

@@ -12,7 +12,7 @@ use crate::markdown;
 use crate::page;
 
 /// The site's lessons.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone)]
 pub struct Catalog {
     /// Sections in order.
     pub sections: Vec<SectionView>,
@@ -52,7 +52,7 @@ pub fn describe(problems: &[Problem]) -> String {
     problems.iter().map(ToString::to_string).collect::<Vec<_>>().join("\n")
 }
 
-#[derive(Properties, PartialEq)]
+#[derive(Properties)]
 pub struct LessonListProps {
     /// The site's lessons, once fetched.
     pub catalog: Option<Rc<Catalog>>,
@@ -64,6 +64,22 @@ pub struct LessonListProps {
     pub on_open: Callback<Rc<Tutor>>,
     /// Back to the playground.
     pub on_close: Callback<()>,
+}
+
+/// The catalog is fetched once and replaced, never changed in place: comparing it by pointer
+/// keeps a render from comparing every lesson (and the wasm from carrying that comparison).
+impl PartialEq for LessonListProps {
+    fn eq(&self, other: &Self) -> bool {
+        let same_catalog = match (&self.catalog, &other.catalog) {
+            (Some(a), Some(b)) => Rc::ptr_eq(a, b),
+            (a, b) => a.is_none() && b.is_none(),
+        };
+        same_catalog
+            && self.error == other.error
+            && self.problems == other.problems
+            && self.on_open == other.on_open
+            && self.on_close == other.on_close
+    }
 }
 
 /// The list of lessons and the loader.

@@ -143,7 +143,7 @@ pub fn motion(before: &SnapshotView, after: &SnapshotView) -> Motion {
         }
     }
     for cards in motion.acked.values_mut() {
-        cards.sort_by_key(|c| id_order(&c.id));
+        streamlab_engine::sort::sort_by_key(cards, |c| id_order(&c.id));
     }
     motion
 }

@@ -3,32 +3,14 @@
 
 use std::cell::Cell;
 
+use js_sys::{Array, JSON};
 use streamlab_wasm::lesson::Progress;
 use streamlab_wasm::SessionSpec;
+use wasm_bindgen::JsValue;
 
-// Every value is stored as plain text, not JSON: reading JSON back would link serde_json's
-// deserializer into the wasm for three strings. (The keys differ from the JSON-valued ones
-// the first builds used, so an old value is never misread.)
-const SESSION_KEY: &str = "streamlab.session.text";
-const HISTORY_KEY: &str = "streamlab.history.text";
-const THEME_KEY: &str = "streamlab.theme.text";
-
-/// The page's local storage, when the browser allows it (it can be off, or full).
-fn storage() -> Option<web_sys::Storage> {
-    gloo::utils::window().local_storage().ok().flatten()
-}
-
-/// The text stored under `key`.
-fn load(key: &str) -> Option<String> {
-    storage()?.get_item(key).ok().flatten()
-}
-
-/// Stores `value` under `key`; a full or disabled storage only loses the saving.
-fn store(key: &str, value: &str) {
-    if let Some(storage) = storage() {
-        let _ = storage.set_item(key, value);
-    }
-}
+const SESSION_KEY: &str = "streamlab.session";
+const HISTORY_KEY: &str = "streamlab.history";
+const THEME_KEY: &str = "streamlab.theme";
 
 /// The session to start with: the one in the URL fragment (a share link), else the one saved
 /// on this machine, else a fresh one.
@@ -40,37 +22,58 @@ pub fn initial_spec() -> (SessionSpec, Option<String>) {
             Err(error) => (SessionSpec::default(), Some(format!("The link could not be read: {error}"))),
         };
     }
-    let spec = load(SESSION_KEY).and_then(|text| SessionSpec::parse(&text).ok()).unwrap_or_default();
+    let saved = load(SESSION_KEY).and_then(|value| value.as_string());
+    let spec = saved.and_then(|text| SessionSpec::parse(&text).ok()).unwrap_or_default();
     (spec, None)
 }
 
 /// Saves the session (as its share fragment) on this machine.
 pub fn save_session(fragment: &str) {
-    store(SESSION_KEY, fragment);
+    save(SESSION_KEY, &JsValue::from_str(fragment));
 }
 
 /// Console history remembered across reloads.
 pub fn load_history() -> Vec<String> {
-    load(HISTORY_KEY).map(|text| text.lines().map(str::to_owned).collect()).unwrap_or_default()
+    let lines = load(HISTORY_KEY).filter(Array::is_array).map(|lines| Array::from(&lines));
+    lines.and_then(|lines| lines.iter().map(|line| line.as_string()).collect()).unwrap_or_default()
 }
 
-/// Remembers the console history, a line per entry (an entry is one console line, so it
-/// holds no line break).
+/// Remembers the console history.
 pub fn save_history(history: &[String]) {
-    store(HISTORY_KEY, &history.join("\n"));
+    save(HISTORY_KEY, &history.iter().map(|line| JsValue::from_str(line)).collect::<Array>());
 }
 
 /// The theme chosen: `auto`, `light` or `dark`.
 pub fn load_theme() -> String {
-    load(THEME_KEY).unwrap_or_else(|| "auto".to_owned())
+    load(THEME_KEY).and_then(|value| value.as_string()).unwrap_or_else(|| "auto".to_owned())
 }
 
 /// Applies and remembers a theme.
 pub fn apply_theme(theme: &str) {
-    store(THEME_KEY, theme);
+    save(THEME_KEY, &JsValue::from_str(theme));
     if let Some(root) = gloo::utils::document().document_element() {
         let _ = root.set_attribute("data-theme", theme);
     }
+}
+
+/// A value saved on this machine as JSON, read by the browser's own JSON parser: the wasm then
+/// carries no JSON reader (serde_json's deserializer, which gloo's typed storage calls, cost
+/// ~5 KB of the gzipped download). What earlier versions saved reads the same.
+fn load(key: &str) -> Option<JsValue> {
+    let text = storage()?.get_item(key).ok().flatten()?;
+    JSON::parse(&text).ok()
+}
+
+/// Saves `value` as JSON under `key` (storage that is full or off is not an error here).
+fn save(key: &str, value: &JsValue) {
+    if let (Some(storage), Ok(text)) = (storage(), JSON::stringify(value)) {
+        let _ = storage.set_item(key, &String::from(text));
+    }
+}
+
+/// The page's local storage, when the browser allows it (it can be off).
+fn storage() -> Option<web_sys::Storage> {
+    gloo::utils::window().local_storage().ok().flatten()
 }
 
 /// The page's address with `fragment`.
@@ -143,12 +146,16 @@ fn fixed(value: f64, digits: u8) -> String {
 
 /// Saved progress in a lesson version.
 pub fn load_progress(id: &str, version: u32) -> Progress {
-    load(&Progress::key(id, version)).map(|text| Progress::parse(&text)).unwrap_or_default()
+    // Stored as plain text (not JSON): the reading needs no serde.
+    let text = storage().and_then(|storage| storage.get_item(&Progress::key(id, version)).ok().flatten());
+    text.map(|text| Progress::parse(&text)).unwrap_or_default()
 }
 
 /// Saves progress in a lesson version.
 pub fn save_progress(id: &str, version: u32, progress: &Progress) {
-    store(&Progress::key(id, version), &progress.to_text());
+    if let Some(storage) = storage() {
+        let _ = storage.set_item(&Progress::key(id, version), &progress.to_text());
+    }
 }
 
 /// The `lesson` parameter of the address (`?lesson=ID` or `?lesson=URL`), if any.

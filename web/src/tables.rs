@@ -14,65 +14,137 @@ pub struct TablesProps {
     pub snapshot: Rc<SnapshotView>,
 }
 
+/// A table: its caption, column headings and rows. One function for the six tables, so their
+/// markup is built by one copy of the code in the wasm rather than six expansions of `html!`.
+fn table(caption: &'static str, columns: &[&'static str], rows: Html) -> Html {
+    html! {
+        <table>
+            <caption>{caption}</caption>
+            <thead><tr>{ for columns.iter().map(|&column| html! { <th scope="col">{column}</th> }) }</tr></thead>
+            <tbody>{rows}</tbody>
+        </table>
+    }
+}
+
+/// A row of text cells; the one at `heading` heads the row (`<th scope="row">`).
+fn row(heading: usize, cells: Vec<String>) -> Html {
+    let cells = cells.into_iter().enumerate().map(|(at, text)| {
+        if at == heading {
+            html! { <th scope="row">{text}</th> }
+        } else {
+            html! { <td>{text}</td> }
+        }
+    });
+    html! { <tr>{ for cells }</tr> }
+}
+
 #[component]
 pub fn Tables(props: &TablesProps) -> Html {
     let s = &props.snapshot;
     let streams = s.streams.iter().map(|st| {
-        html! {
-            <tr key={st.key.clone()}>
-                <th scope="row">{&st.key}</th><td>{count(st.length)}</td><td>{&st.first_id}</td><td>{&st.last_id}</td>
-                <td>{&st.max_deleted_id}</td><td>{count(st.entries_added)}</td><td>{st.node_count}</td><td>{st.tombstones}</td>
-            </tr>
+        let mut html = row(
+            0,
+            vec![
+                st.key.clone(),
+                count(st.length),
+                st.first_id.clone(),
+                st.last_id.clone(),
+                st.max_deleted_id.clone(),
+                count(st.entries_added),
+                st.node_count.to_string(),
+                st.tombstones.to_string(),
+            ],
+        );
+        // Keyed by the stream, as the pictures are (the row was just made: its tag is not
+        // shared yet).
+        if let Some(tag) = match &mut html {
+            Html::VTag(tag) => Rc::get_mut(tag),
+            _ => None,
+        } {
+            tag.key = Some(st.key.as_str().into());
         }
+        html
     });
     let entries = s.streams.iter().flat_map(|st| {
-        st.rail.iter().map(move |item| match item {
-            RailItem::Node(node) => html! {
-                { for node.entries.iter().map(|e| html! {
-                    <tr>
-                        <td>{&st.key}</td><td>{&node.master_id}</td><th scope="row">{&e.id}</th>
-                        <td>{ if e.deleted { "deleted (tombstone)".to_owned() } else {
-                            e.fields.iter().map(|(f, v)| format!("{f}={v}")).collect::<Vec<_>>().join(" ") } }</td>
-                        <td>{e.cursors.join(", ")}</td><td>{e.pending_in.join(", ")}</td>
-                    </tr>
-                }) }
-            },
-            RailItem::Collapsed(block) => html! {
-                <tr>
-                    <td>{&st.key}</td><td>{format!("{} nodes", block.nodes)}</td>
-                    <th scope="row">{format!("{} … {}", block.first_id, block.last_id)}</th>
-                    <td>{format!("{} entries, {} deleted (not listed)", count(block.live), block.deleted)}</td><td></td><td></td>
-                </tr>
-            },
+        st.rail.iter().flat_map(move |item| match item {
+            RailItem::Node(node) => node
+                .entries
+                .iter()
+                .map(|e| {
+                    let fields = if e.deleted {
+                        "deleted (tombstone)".to_owned()
+                    } else {
+                        e.fields.iter().map(|(f, v)| format!("{f}={v}")).collect::<Vec<_>>().join(" ")
+                    };
+                    let cells = vec![
+                        st.key.clone(),
+                        node.master_id.clone(),
+                        e.id.clone(),
+                        fields,
+                        e.cursors.join(", "),
+                        e.pending_in.join(", "),
+                    ];
+                    row(2, cells)
+                })
+                .collect::<Vec<_>>(),
+            RailItem::Collapsed(block) => vec![row(
+                2,
+                vec![
+                    st.key.clone(),
+                    format!("{} nodes", block.nodes),
+                    format!("{} … {}", block.first_id, block.last_id),
+                    format!("{} entries, {} deleted (not listed)", count(block.live), block.deleted),
+                    String::new(),
+                    String::new(),
+                ],
+            )],
         })
     });
     let groups = s.streams.iter().flat_map(|st| {
-        st.groups.iter().map(move |g| html! {
-            <tr>
-                <td>{&st.key}</td><th scope="row">{&g.name}</th><td>{&g.last_delivered_id}</td><td>{or_nil(g.entries_read)}</td>
-                <td>{lag_text(g)}{ g.lag_reason.as_ref().map(|r| format!(" — {r}")).unwrap_or_default() }</td>
-                <td>{g.pending}</td><td>{g.consumers.len()}</td>
-            </tr>
+        st.groups.iter().map(move |g| {
+            let lag =
+                format!("{}{}", lag_text(g), g.lag_reason.as_ref().map(|r| format!(" — {r}")).unwrap_or_default());
+            let cells = vec![
+                st.key.clone(),
+                g.name.clone(),
+                g.last_delivered_id.clone(),
+                or_nil(g.entries_read),
+                lag,
+                g.pending.to_string(),
+                g.consumers.len().to_string(),
+            ];
+            row(1, cells)
         })
     });
     let consumers = s.streams.iter().flat_map(|st| {
         st.groups.iter().flat_map(move |g| {
-            g.consumers.iter().map(move |c| html! {
-                <tr>
-                    <td>{&st.key}</td><td>{&g.name}</td><th scope="row">{&c.name}</th><td>{c.pending_count}</td>
-                    <td>{duration(c.seen_ago)}</td><td>{c.active_ago.map_or_else(|| "never".to_owned(), duration)}</td>
-                </tr>
+            g.consumers.iter().map(move |c| {
+                let cells = vec![
+                    st.key.clone(),
+                    g.name.clone(),
+                    c.name.clone(),
+                    c.pending_count.to_string(),
+                    duration(c.seen_ago),
+                    c.active_ago.map_or_else(|| "never".to_owned(), duration),
+                ];
+                row(2, cells)
             })
         })
     });
     let pel = s.streams.iter().flat_map(|st| {
         st.groups.iter().flat_map(move |g| {
             g.consumers.iter().flat_map(move |c| {
-                c.pending.iter().map(move |p| html! {
-                    <tr>
-                        <td>{&st.key}</td><td>{&g.name}</td><td>{&c.name}</td><th scope="row">{&p.id}</th>
-                        <td>{p.delivery_count}</td><td>{duration(p.idle)}</td><td>{if p.deleted { "yes" } else { "no" }}</td>
-                    </tr>
+                c.pending.iter().map(move |p| {
+                    let cells = vec![
+                        st.key.clone(),
+                        g.name.clone(),
+                        c.name.clone(),
+                        p.id.clone(),
+                        p.delivery_count.to_string(),
+                        duration(p.idle),
+                        (if p.deleted { "yes" } else { "no" }).to_owned(),
+                    ];
+                    row(3, cells)
                 })
             })
         })
@@ -80,57 +152,30 @@ pub fn Tables(props: &TablesProps) -> Html {
     let connections = s.connections.iter().map(|c| {
         let subscriptions: Vec<String> =
             c.channels.iter().cloned().chain(c.patterns.iter().map(|p| format!("{p} (pattern)"))).collect();
-        html! {
-            <tr>
-                <th scope="row">{&c.name}{if c.name == s.current { " (current)" } else { "" }}</th><td>{c.id}</td>
-                <td>{c.multi.map_or_else(|| "no".to_owned(), |q| format!("open, {q} queued"))}</td>
-                <td>{c.blocked.as_ref().map_or_else(|| "no".to_owned(), |b| match b.deadline {
+        let cells = vec![
+            format!("{}{}", c.name, if c.name == s.current { " (current)" } else { "" }),
+            c.id.to_string(),
+            c.multi.map_or_else(|| "no".to_owned(), |q| format!("open, {q} queued")),
+            c.blocked.as_ref().map_or_else(
+                || "no".to_owned(),
+                |b| match b.deadline {
                     Some(d) => format!("{} (times out in {})", b.command, duration(d - s.now)),
                     None => format!("{} (no timeout)", b.command),
-                })}</td>
-                <td>{subscriptions.join(", ")}</td>
-                <td>{c.messages.iter().map(|m| format!("{}: {}", m.channel, m.payload)).collect::<Vec<_>>().join("; ")}</td>
-            </tr>
-        }
+                },
+            ),
+            subscriptions.join(", "),
+            c.messages.iter().map(|m| format!("{}: {}", m.channel, m.payload)).collect::<Vec<_>>().join("; "),
+        ];
+        row(0, cells)
     });
     html! {
         <div class="tables">
-            <table>
-                <caption>{"Streams"}</caption>
-                <thead><tr><th scope="col">{"key"}</th><th scope="col">{"length"}</th><th scope="col">{"first id"}</th><th scope="col">{"last id"}</th>
-                    <th scope="col">{"max-deleted-id"}</th><th scope="col">{"entries-added"}</th><th scope="col">{"nodes"}</th><th scope="col">{"tombstones"}</th></tr></thead>
-                <tbody>{ for streams }</tbody>
-            </table>
-            <table>
-                <caption>{"Entries (by node)"}</caption>
-                <thead><tr><th scope="col">{"stream"}</th><th scope="col">{"node"}</th><th scope="col">{"id"}</th><th scope="col">{"fields"}</th>
-                    <th scope="col">{"cursor of"}</th><th scope="col">{"pending in"}</th></tr></thead>
-                <tbody>{ for entries }</tbody>
-            </table>
-            <table>
-                <caption>{"Groups"}</caption>
-                <thead><tr><th scope="col">{"stream"}</th><th scope="col">{"group"}</th><th scope="col">{"last-delivered-id"}</th><th scope="col">{"entries-read"}</th>
-                    <th scope="col">{"lag"}</th><th scope="col">{"pending"}</th><th scope="col">{"consumers"}</th></tr></thead>
-                <tbody>{ for groups }</tbody>
-            </table>
-            <table>
-                <caption>{"Consumers"}</caption>
-                <thead><tr><th scope="col">{"stream"}</th><th scope="col">{"group"}</th><th scope="col">{"consumer"}</th><th scope="col">{"pending"}</th>
-                    <th scope="col">{"seen ago"}</th><th scope="col">{"active ago"}</th></tr></thead>
-                <tbody>{ for consumers }</tbody>
-            </table>
-            <table>
-                <caption>{"Pending entries (PEL)"}</caption>
-                <thead><tr><th scope="col">{"stream"}</th><th scope="col">{"group"}</th><th scope="col">{"consumer"}</th><th scope="col">{"id"}</th>
-                    <th scope="col">{"deliveries"}</th><th scope="col">{"idle"}</th><th scope="col">{"entry gone"}</th></tr></thead>
-                <tbody>{ for pel }</tbody>
-            </table>
-            <table>
-                <caption>{"Connections and Pub/Sub"}</caption>
-                <thead><tr><th scope="col">{"connection"}</th><th scope="col">{"id"}</th><th scope="col">{"MULTI"}</th><th scope="col">{"blocked read"}</th>
-                    <th scope="col">{"subscriptions"}</th><th scope="col">{"messages received"}</th></tr></thead>
-                <tbody>{ for connections }</tbody>
-            </table>
+            {table("Streams", &["key", "length", "first id", "last id", "max-deleted-id", "entries-added", "nodes", "tombstones"], streams.collect())}
+            {table("Entries (by node)", &["stream", "node", "id", "fields", "cursor of", "pending in"], entries.collect())}
+            {table("Groups", &["stream", "group", "last-delivered-id", "entries-read", "lag", "pending", "consumers"], groups.collect())}
+            {table("Consumers", &["stream", "group", "consumer", "pending", "seen ago", "active ago"], consumers.collect())}
+            {table("Pending entries (PEL)", &["stream", "group", "consumer", "id", "deliveries", "idle", "entry gone"], pel.collect())}
+            {table("Connections and Pub/Sub", &["connection", "id", "MULTI", "blocked read", "subscriptions", "messages received"], connections.collect())}
         </div>
     }
 }

@@ -112,9 +112,9 @@ fn ensure_wasm_target() -> Result<(), String> {
 /// for reading browser profiles.
 fn dist() -> Result<PathBuf, String> {
     ensure_wasm_target()?;
-    // Two cargo runs, not one: in one run cargo would unify streamlab-wasm's features and
-    // give the grader the app's `StreamLab` JavaScript handle (and all it pulls in). The
-    // crates below streamlab-wasm still compile once.
+    // Two cargo runs, not one: in one run cargo would unify the features the app's
+    // dependencies turn on (Yew, gloo, web-sys) into the grader's build. The crates below
+    // streamlab-wasm still compile once.
     for package in ["streamlab-web", "streamlab-grader"] {
         run(
             &format!("cargo build ({package}; wasm32, wasm-release)"),

@@ -189,7 +189,7 @@ impl Group {
             .filter(|(_, p)| p.owner.is_some() && now - p.delivery_time >= min_idle)
             .map(|(id, p)| (p.delivery_time, *id))
             .collect();
-        idle.sort_unstable();
+        crate::sort::sort(&mut idle);
         out.extend(idle.into_iter().map(|(_, id)| id));
         out
     }
@@ -228,8 +228,8 @@ impl Group {
             for id in &consumer.pending {
                 match self.pel.get(id) {
                     Some(p) if p.owned_by(name) => indexed += 1,
-                    Some(p) => return Err(format!("{id} indexed by {name:?} but owned by {:?}", p.owner)),
-                    None => return Err(format!("{id} indexed by {name:?} but not in the PEL")),
+                    Some(p) => return Err(format!("{id} indexed by {} but owned by {}", quoted(name), owner_text(p))),
+                    None => return Err(format!("{id} indexed by {} but not in the PEL", quoted(name))),
                 }
             }
         }
@@ -240,7 +240,7 @@ impl Group {
             }
             match self.pel.get(id) {
                 Some(p) if p.owner.is_none() && p.delivery_time == 0 => {}
-                Some(p) => return Err(format!("{id} is in the nacked zone but owned by {:?}", p.owner)),
+                Some(p) => return Err(format!("{id} is in the nacked zone but owned by {}", owner_text(p))),
                 None => return Err(format!("{id} is in the nacked zone but not in the PEL")),
             }
         }
@@ -254,12 +254,24 @@ impl Group {
         for (id, pending) in &self.pel {
             if let Some(owner) = &pending.owner {
                 if !self.consumers.contains_key(owner) {
-                    return Err(format!("{id} is owned by missing consumer {owner:?}"));
+                    return Err(format!("{id} is owned by missing consumer {}", quoted(owner)));
                 }
             }
         }
         Ok(())
     }
+}
+
+/// A name or key in an invariant message, as quoted text. Not `{:?}`: on bytes that prints a
+/// list of numbers, and Debug's string escaping costs ~3 KB of the gzipped wasm, whose lesson
+/// validator reports these messages.
+pub(crate) fn quoted(name: &[u8]) -> String {
+    format!("\"{}\"", String::from_utf8_lossy(name))
+}
+
+/// An entry's owner in an invariant message: its quoted name, or `none` when released.
+fn owner_text(pending: &Pending) -> String {
+    pending.owner.as_deref().map_or_else(|| "none".to_owned(), quoted)
 }
 
 #[cfg(test)]

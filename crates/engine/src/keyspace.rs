@@ -297,12 +297,12 @@ impl Keyspace {
         let mut expiring = 0;
         for (key, slot) in &self.values {
             if let Value::Stream(stream) = &slot.value {
-                stream.check_invariants().map_err(|e| format!("stream {:?}: {e}", String::from_utf8_lossy(key)))?;
+                stream.check_invariants().map_err(|e| format!("stream {}: {e}", crate::group::quoted(key)))?;
             }
             if let Some(at) = slot.expires_at {
                 expiring += 1;
                 if !self.deadlines.contains(&(at, key.clone())) {
-                    return Err(format!("expiry of {:?} missing from the deadlines", String::from_utf8_lossy(key)));
+                    return Err(format!("expiry of {} missing from the deadlines", crate::group::quoted(key)));
                 }
             }
         }

@@ -12,6 +12,7 @@ mod keyspace;
 pub mod listpack;
 mod node;
 mod sorted;
+pub mod sort;
 mod stream;
 
 pub use glob::glob_match;

@@ -1168,7 +1168,7 @@ impl Stream {
             return Err("entries-added below length".into());
         }
         for (name, group) in &self.groups {
-            group.check_invariants().map_err(|e| format!("group {name:?}: {e}"))?;
+            group.check_invariants().map_err(|e| format!("group {}: {e}", crate::group::quoted(name)))?;
         }
         Ok(())
     }

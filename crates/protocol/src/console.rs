@@ -165,9 +165,7 @@ impl Console {
     /// Every named connection with its id, in the order they were opened.
     pub fn connections(&self) -> Vec<(&str, ConnId)> {
         let mut all: Vec<(&str, ConnId)> = self.names.iter().map(|(name, &id)| (name.as_str(), id)).collect();
-        // Each name has its own connection, so ids are distinct and an unstable sort gives
-        // the same order with less code in the wasm than a stable one.
-        all.sort_unstable_by_key(|&(_, id)| id);
+        streamlab_engine::sort::sort_by_key(&mut all, |&(_, id)| id);
         all
     }
 
@@ -499,7 +497,7 @@ pub fn completions(line: &str) -> Vec<String> {
         }
     };
     found.retain(|w| w.starts_with(&upper));
-    found.sort();
+    streamlab_engine::sort::sort(&mut found);
     found.dedup();
     found
 }

@@ -1,7 +1,5 @@
 //! What changed between two snapshots, in plain words: the timeline's "what this step did".
 
-use std::collections::BTreeMap;
-
 use crate::view::{ConnectionView, GroupView, RailItem, SnapshotView, StreamView};
 
 /// A duration as the playground prints it: `350 ms`, `1.5 s`, `2 min 5 s`.
@@ -50,10 +48,10 @@ pub fn changes(before: &SnapshotView, after: &SnapshotView) -> Vec<String> {
     if after.now != before.now {
         out.push(format!("clock +{}", duration(after.now - before.now)));
     }
-    let old: BTreeMap<&str, &StreamView> = before.streams.iter().map(|s| (s.key.as_str(), s)).collect();
-    let new: BTreeMap<&str, &StreamView> = after.streams.iter().map(|s| (s.key.as_str(), s)).collect();
-    for (key, stream) in &new {
-        match old.get(key) {
+    let old = by_key(before.streams.iter().map(|s| (s.key.as_str(), s)).collect());
+    let new = by_key(after.streams.iter().map(|s| (s.key.as_str(), s)).collect());
+    for &(key, stream) in &new {
+        match lookup(&old, key) {
             None => {
                 out.push(format!("stream {key} created"));
                 stream_changes(&empty_like(stream), stream, &mut out);
@@ -61,7 +59,7 @@ pub fn changes(before: &SnapshotView, after: &SnapshotView) -> Vec<String> {
             Some(was) => stream_changes(was, stream, &mut out),
         }
     }
-    for key in old.keys().filter(|k| !new.contains_key(*k)) {
+    for (key, _) in old.iter().filter(|(key, _)| lookup(&new, key).is_none()) {
         out.push(format!("stream {key} removed"));
     }
     let old_keys: Vec<&str> = before.other_keys.iter().map(|k| k.key.as_str()).collect();
@@ -170,12 +168,16 @@ fn group_changes(was: &GroupView, now: &GroupView, out: &mut Vec<String>) {
         out.push(format!("{name} lag {} → {}", or_nil(was.lag), or_nil(now.lag)));
     }
     // Where every listed pending id lives, before and after.
-    let owners = |g: &GroupView| -> BTreeMap<String, (String, u64, bool)> {
-        g.consumers
-            .iter()
-            .flat_map(|c| c.pending.iter().map(move |p| (p.id.clone(), (c.name.clone(), p.delivery_count, p.deleted))))
-            .collect()
-    };
+    fn owners(g: &GroupView) -> Vec<(&str, (&str, u64, bool))> {
+        by_key(
+            g.consumers
+                .iter()
+                .flat_map(|c| {
+                    c.pending.iter().map(move |p| (p.id.as_str(), (c.name.as_str(), p.delivery_count, p.deleted)))
+                })
+                .collect(),
+        )
+    }
     let (before, after) = (owners(was), owners(now));
     for consumer in &now.consumers {
         let old = was.consumers.iter().find(|c| c.name == consumer.name);
@@ -186,11 +188,13 @@ fn group_changes(was: &GroupView, now: &GroupView, out: &mut Vec<String>) {
         let gained: Vec<&str> = consumer
             .pending
             .iter()
-            .filter(|p| before.get(&p.id).is_none_or(|(owner, _, _)| owner != &consumer.name))
+            .filter(|p| lookup(&before, &p.id).is_none_or(|(owner, _, _)| *owner != consumer.name))
             .map(|p| p.id.as_str())
             .collect();
-        let claimed: Vec<String> =
-            gained.iter().filter_map(|id| before.get(*id).map(|(owner, _, _)| format!("{id} from {owner}"))).collect();
+        let claimed: Vec<String> = gained
+            .iter()
+            .filter_map(|id| lookup(&before, id).map(|(owner, _, _)| format!("{id} from {owner}")))
+            .collect();
         if consumer.pending_count > old_count {
             out.push(format!("{name} PEL +{} ({})", consumer.pending_count - old_count, consumer.name));
         } else if consumer.pending_count < old_count {
@@ -200,8 +204,8 @@ fn group_changes(was: &GroupView, now: &GroupView, out: &mut Vec<String>) {
             out.push(format!("{name}: {} claimed {}", consumer.name, claimed.join(", ")));
         }
         for pending in &consumer.pending {
-            if let Some((owner, count, deleted)) = before.get(&pending.id) {
-                if owner == &consumer.name && pending.delivery_count > *count {
+            if let Some((owner, count, deleted)) = lookup(&before, &pending.id) {
+                if *owner == consumer.name && pending.delivery_count > *count {
                     out.push(format!(
                         "{name}: {} delivered again to {} (×{})",
                         pending.id, consumer.name, pending.delivery_count
@@ -217,13 +221,26 @@ fn group_changes(was: &GroupView, now: &GroupView, out: &mut Vec<String>) {
         out.push(format!("{name}: consumer {} deleted with {} pending", consumer.name, consumer.pending_count));
     }
     let acked: Vec<&str> = before
-        .keys()
-        .filter(|id| !after.contains_key(*id) && now.consumers.iter().all(|c| c.pending.len() == c.pending_count))
-        .map(String::as_str)
+        .iter()
+        .map(|&(id, _)| id)
+        .filter(|id| lookup(&after, id).is_none() && now.consumers.iter().all(|c| c.pending.len() == c.pending_count))
         .collect();
     if !acked.is_empty() && now.pending < was.pending {
         out.push(format!("{name}: {} left the PEL", acked.join(", ")));
     }
+}
+
+/// `pairs` (distinct keys) sorted by key, for [`lookup`]. A sorted vector rather than a
+/// `BTreeMap` collected from an iterator: that collect sorts with a copy of the standard
+/// library's sort per element type, which the wasm pays for (see `streamlab_engine::sort`).
+fn by_key<V>(mut pairs: Vec<(&str, V)>) -> Vec<(&str, V)> {
+    streamlab_engine::sort::sort_by(&mut pairs, |a, b| a.0.cmp(b.0));
+    pairs
+}
+
+/// The value for `key` in `pairs`, sorted by [`by_key`].
+fn lookup<'a, V>(pairs: &'a [(&str, V)], key: &str) -> Option<&'a V> {
+    pairs.binary_search_by(|(k, _)| (*k).cmp(key)).ok().map(|at| &pairs[at].1)
 }
 
 fn connection_changes(was: &ConnectionView, now: &ConnectionView, out: &mut Vec<String>) {

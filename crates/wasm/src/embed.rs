@@ -1,17 +1,17 @@
 //! What an embedded widget is told and what it tells its page: the options a host passes to
-//! `mount` (as JSON, already normalised by `embed.js`) and the payloads of its events.
+//! `mount` (as a URL query, already normalised by `embed.js`) and the payloads of its events.
 
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 
 pub use streamlab_lessons::Prediction;
 
 use streamlab_protocol::Profile;
 
+use crate::share::decode;
 use crate::{OutputView, SessionSpec, DEFAULT_PROFILE};
 
 /// What the widget is for.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize)]
-#[serde(rename_all = "lowercase")]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub enum Mode {
     /// A console and pictures to play in.
     #[default]
@@ -27,8 +27,7 @@ pub enum Mode {
 }
 
 /// Whether the reference solution may be shown.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize)]
-#[serde(rename_all = "lowercase")]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub enum SolutionPolicy {
     /// Behind a button.
     Allow,
@@ -40,8 +39,7 @@ pub enum SolutionPolicy {
 }
 
 /// Which parts are shown.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize)]
-#[serde(rename_all = "lowercase")]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub enum Layout {
     /// The console only.
     Console,
@@ -53,53 +51,63 @@ pub enum Layout {
 }
 
 /// A widget's options.
-#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
-#[serde(deny_unknown_fields)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct EmbedOptions {
     /// Sandbox or readonly.
-    #[serde(default)]
     pub mode: Mode,
     /// Console lines run before the widget is shown (and again after a reset).
-    #[serde(default)]
     pub setup: Vec<String>,
     /// The engine profile.
-    #[serde(default)]
     pub profile: Option<String>,
     /// Console, pictures or both.
-    #[serde(default)]
     pub layout: Layout,
     /// A saved state (`getState()`'s token) to start from instead of running `setup`.
-    #[serde(default)]
     pub state: Option<String>,
     /// The lesson file's text (lesson, quiz and player modes); embed.js fetches it.
-    #[serde(default)]
     pub lesson: Option<String>,
     /// Where the lesson came from, to name it in its problems.
-    #[serde(default)]
     pub file: Option<String>,
     /// The lesson comes from the site's own collection (validated in CI), so it is only
     /// parsed; a lesson from anywhere else is validated in full first.
-    #[serde(default)]
     pub trusted: bool,
     /// Whether hints are offered.
-    #[serde(default = "yes")]
     pub hints: bool,
     /// Whether the solution may be shown.
-    #[serde(default)]
     pub solution: SolutionPolicy,
     /// Which attempt this is: picks the lesson's variant.
-    #[serde(default)]
     pub attempt: u32,
 }
 
-fn yes() -> bool {
-    true
+impl Default for EmbedOptions {
+    fn default() -> Self {
+        EmbedOptions {
+            mode: Mode::default(),
+            setup: Vec::new(),
+            profile: None,
+            layout: Layout::default(),
+            state: None,
+            lesson: None,
+            file: None,
+            trusted: false,
+            hints: true,
+            solution: SolutionPolicy::default(),
+            attempt: 0,
+        }
+    }
 }
 
+/// The option names [`EmbedOptions::parse`] knows, in the order its errors list them.
+const FIELDS: [&str; 11] =
+    ["mode", "setup", "profile", "layout", "state", "lesson", "file", "trusted", "hints", "solution", "attempt"];
+
 impl EmbedOptions {
-    /// Reads the options; the error says which one is wrong.
-    pub fn parse(json: &str) -> Result<EmbedOptions, String> {
-        let options: EmbedOptions = serde_json::from_str(json).map_err(|e| format!("bad options: {e}"))?;
+    /// Reads the options from a URL query (`mode=lesson&setup=LINE&setup=LINE&...`, as
+    /// `URLSearchParams` writes it: `setup` repeats, one line each; absent options take their
+    /// defaults); the error says which one is wrong. A query rather than JSON: the app's wasm
+    /// then carries no JSON reader (serde_json's deserializer and a derived `Deserialize` per
+    /// type cost kilobytes of the download), and embed.html already speaks this syntax.
+    pub fn parse(query: &str) -> Result<EmbedOptions, String> {
+        let options = EmbedOptions::read(query).map_err(|e| format!("bad options: {e}"))?;
         options.profile()?;
         match (options.mode.has_lesson(), &options.lesson) {
             (true, None) => Err(format!("mode {} needs a lesson", options.mode.name())),
@@ -109,6 +117,34 @@ impl EmbedOptions {
             }
             _ => Ok(options),
         }
+    }
+
+    /// The query's options, each value checked on its own.
+    fn read(query: &str) -> Result<EmbedOptions, String> {
+        let mut options = EmbedOptions::default();
+        for part in query.split('&').filter(|p| !p.is_empty()) {
+            let (name, value) = part.split_once('=').unwrap_or((part, ""));
+            let bad = || format!("`{name}` is not well encoded");
+            let (name, value) = (decode(name).ok_or_else(bad)?, decode(value).ok_or_else(bad)?);
+            match name.as_str() {
+                "mode" => options.mode = choice(&value, &Mode::ALL, Mode::name)?,
+                "setup" => options.setup.push(value),
+                "profile" => options.profile = Some(value),
+                "layout" => options.layout = choice(&value, &Layout::ALL, Layout::name)?,
+                "state" => options.state = Some(value),
+                "lesson" => options.lesson = Some(value),
+                "file" => options.file = Some(value),
+                "trusted" => options.trusted = flag(&name, &value)?,
+                "hints" => options.hints = flag(&name, &value)?,
+                "solution" => options.solution = choice(&value, &SolutionPolicy::ALL, SolutionPolicy::name)?,
+                "attempt" => {
+                    options.attempt =
+                        value.parse().map_err(|_| format!("attempt must be a whole number, not `{value}`"))?
+                }
+                _ => return Err(format!("unknown field `{name}`, expected one of {}", listed(&FIELDS))),
+            }
+        }
+        Ok(options)
     }
 
     /// The profile asked for (the playground's default when none is), or why it is unknown.
@@ -250,7 +286,32 @@ pub struct ProgressEvent {
     pub max: u32,
 }
 
+/// The value named `value` among `all`, or which names there are.
+fn choice<T: Copy>(value: &str, all: &[T], name: fn(T) -> &'static str) -> Result<T, String> {
+    all.iter().copied().find(|&v| name(v) == value).ok_or_else(|| {
+        let names: Vec<&str> = all.iter().map(|&v| name(v)).collect();
+        format!("unknown variant `{value}`, expected one of {}", listed(&names))
+    })
+}
+
+/// A yes/no option: `true` or `false`.
+fn flag(name: &str, value: &str) -> Result<bool, String> {
+    match value {
+        "true" => Ok(true),
+        "false" => Ok(false),
+        _ => Err(format!("{name} must be true or false, not `{value}`")),
+    }
+}
+
+/// Names as an error lists them: `` `a`, `b` ``.
+fn listed(names: &[&str]) -> String {
+    names.iter().map(|n| format!("`{n}`")).collect::<Vec<_>>().join(", ")
+}
+
 impl Mode {
+    /// Every mode, in the order errors list them.
+    pub const ALL: [Mode; 5] = [Mode::Sandbox, Mode::Readonly, Mode::Lesson, Mode::Quiz, Mode::Player];
+
     /// Its name in options and events.
     pub fn name(self) -> &'static str {
         match self {
@@ -268,26 +329,80 @@ impl Mode {
     }
 }
 
+impl SolutionPolicy {
+    /// Every policy, in the order errors list them.
+    pub const ALL: [SolutionPolicy; 3] = [SolutionPolicy::Allow, SolutionPolicy::Confirm, SolutionPolicy::Never];
+
+    /// Its name in options.
+    pub fn name(self) -> &'static str {
+        match self {
+            SolutionPolicy::Allow => "allow",
+            SolutionPolicy::Confirm => "confirm",
+            SolutionPolicy::Never => "never",
+        }
+    }
+}
+
+impl Layout {
+    /// Every layout, in the order errors list them.
+    pub const ALL: [Layout; 3] = [Layout::Console, Layout::Pictures, Layout::Both];
+
+    /// Its name in options.
+    pub fn name(self) -> &'static str {
+        match self {
+            Layout::Console => "console",
+            Layout::Pictures => "pictures",
+            Layout::Both => "both",
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
 
     #[test]
     fn options_are_read_strictly() {
-        let o = EmbedOptions::parse(r#"{"mode":"readonly","setup":["XADD s 1-0 f v"],"layout":"pictures"}"#).unwrap();
-        assert_eq!((o.mode, o.layout, o.setup.len()), (Mode::Readonly, Layout::Pictures, 1));
-        let plain = EmbedOptions::parse("{}").unwrap();
+        let o = EmbedOptions::parse("mode=readonly&setup=XADD+s+1-0+f+v&setup=XLEN%20s&layout=pictures").unwrap();
+        assert_eq!((o.mode, o.layout), (Mode::Readonly, Layout::Pictures));
+        assert_eq!(o.setup, ["XADD s 1-0 f v", "XLEN s"]);
+        let plain = EmbedOptions::parse("").unwrap();
+        assert_eq!(plain, EmbedOptions::default());
         assert_eq!(
-            (plain.mode, plain.layout, plain.hints, plain.solution),
-            (Mode::Sandbox, Layout::Both, true, SolutionPolicy::Confirm)
+            (plain.mode, plain.layout, plain.hints, plain.solution, plain.trusted, plain.attempt),
+            (Mode::Sandbox, Layout::Both, true, SolutionPolicy::Confirm, false, 0)
         );
-        let bad = EmbedOptions::parse(r#"{"mode":"arcade"}"#).unwrap_err();
-        assert!(bad.contains("unknown variant `arcade`"), "{bad}");
-        assert!(EmbedOptions::parse(r#"{"colour":"red"}"#).unwrap_err().contains("unknown field `colour`"));
-        assert!(EmbedOptions::parse(r#"{"profile":"redis-6"}"#).unwrap_err().contains("unknown profile 'redis-6'"));
-        assert_eq!(EmbedOptions::parse(r#"{"mode":"quiz"}"#).unwrap_err(), "mode quiz needs a lesson");
-        let quiz = EmbedOptions::parse(r#"{"mode":"quiz","lesson":"id = 1","solution":"never"}"#).unwrap();
-        assert_eq!((quiz.solution, quiz.hints), (SolutionPolicy::Never, true));
+        assert_eq!(
+            EmbedOptions::parse("mode=arcade").unwrap_err(),
+            "bad options: unknown variant `arcade`, expected one of `sandbox`, `readonly`, `lesson`, `quiz`, `player`"
+        );
+        let colour = EmbedOptions::parse("colour=red").unwrap_err();
+        assert!(colour.starts_with("bad options: unknown field `colour`, expected one of `mode`, `setup`"), "{colour}");
+        assert!(EmbedOptions::parse("profile=redis-6").unwrap_err().contains("unknown profile 'redis-6'"));
+        assert_eq!(
+            EmbedOptions::parse("hints=yes").unwrap_err(),
+            "bad options: hints must be true or false, not `yes`"
+        );
+        assert!(EmbedOptions::parse("attempt=-1").unwrap_err().contains("attempt must be a whole number"));
+        assert!(EmbedOptions::parse("state=%E2%28").unwrap_err().contains("`state` is not well encoded"));
+        assert_eq!(EmbedOptions::parse("mode=quiz").unwrap_err(), "mode quiz needs a lesson");
+        assert_eq!(EmbedOptions::parse("lesson=id").unwrap_err(), "mode sandbox takes no lesson");
+        let quiz = EmbedOptions::parse(
+            "mode=quiz&lesson=id+%3D+1%0Atitle+%3D+%22a%26b%22&file=x.toml&trusted=true&solution=never&attempt=2",
+        )
+        .unwrap();
+        assert_eq!((quiz.solution, quiz.hints, quiz.trusted, quiz.attempt), (SolutionPolicy::Never, true, true, 2));
+        assert_eq!((quiz.lesson.as_deref(), quiz.file.as_deref()), (Some("id = 1\ntitle = \"a&b\""), Some("x.toml")));
+        let mut lesson =
+            EmbedOptions::parse("mode=lesson&lesson=x&hints=false&layout=console&profile=redis-8.2").unwrap();
+        assert_eq!(
+            (lesson.hints, lesson.layout, lesson.profile.take()),
+            (false, Layout::Console, Some("redis-8.2".into()))
+        );
+        assert_eq!(
+            EmbedOptions::parse("mode=player&lesson=x&setup=PING").unwrap_err(),
+            "mode player takes no setup: the lesson sets itself up"
+        );
     }
 
     #[test]

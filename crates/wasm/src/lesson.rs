@@ -180,7 +180,7 @@ impl Progress {
     pub fn solve(&mut self, task: usize) {
         if !self.solved.contains(&task) {
             self.solved.push(task);
-            self.solved.sort_unstable();
+            streamlab_engine::sort::sort(&mut self.solved);
         }
     }
 
@@ -263,7 +263,9 @@ impl Tutor {
     pub fn view(&self) -> LessonView {
         let lesson = &self.lesson;
         let variant = &lesson.variants[self.variant];
-        let mut console = lesson.after_setup(self.variant).expect("the variant exists");
+        // `self.variant` is one of the lesson's (Display, not `expect`'s Debug: no escaping
+        // code in the wasm for a message that cannot be shown).
+        let mut console = lesson.after_setup(self.variant).unwrap_or_else(|e| unreachable!("{e}"));
         let intro = lesson
             .intro
             .iter()

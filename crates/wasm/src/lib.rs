@@ -3,8 +3,8 @@
 //! [`Playground`] wraps a [`Console`] (the same console the CLI runs): console lines in,
 //! redis-cli text out, plus a [`SnapshotView`] of everything the pictures draw and, for every
 //! step of the history, the plain-language list of what it changed. The Yew app uses it
-//! in-process; `StreamLab` (feature `js-handle`, on by default) exposes the same calls to
-//! JavaScript (JSON strings) for scripts and tests. The view DTOs and serde live in this crate only.
+//! in-process; JavaScript scripts use the grader (crates/grader) over [`grade`]. The view DTOs
+//! and serde live in this crate only.
 
 pub mod diff;
 pub mod embed;
@@ -17,8 +17,6 @@ use serde::Serialize;
 use streamlab_engine::{IdMode, StreamId};
 use streamlab_protocol::history::{Record, Step};
 use streamlab_protocol::{format_reply, Clock, Console, Output, OutputKind, Reply, Session};
-#[cfg(feature = "js-handle")]
-use wasm_bindgen::prelude::*;
 
 pub use share::SessionSpec;
 pub use streamlab_protocol::console::{command_line, completions, help_reply, syntax_hint};
@@ -392,78 +390,12 @@ fn profile_switch(line: &str) -> Option<Profile> {
     }
 }
 
-/// The playground for JavaScript: every answer is a JSON string.
-#[cfg(feature = "js-handle")]
-#[wasm_bindgen]
-pub struct StreamLab {
-    inner: Playground,
-}
-
 /// A view or event as JSON, for JavaScript.
 pub fn json<T: Serialize>(value: &T) -> String {
-    serde_json::to_string(value).expect("views serialize")
-}
-
-#[cfg(feature = "js-handle")]
-#[wasm_bindgen]
-impl StreamLab {
-    /// A playground from a share fragment (`profile=...&clock=...&log=...`, or empty for the
-    /// defaults).
-    #[wasm_bindgen(constructor)]
-    pub fn new(fragment: &str) -> Result<StreamLab, JsError> {
-        let spec = SessionSpec::parse(fragment).map_err(|e| JsError::new(&e))?;
-        Ok(StreamLab { inner: Playground::restore(&spec) })
-    }
-
-    /// Runs a console line; returns its output blocks.
-    pub fn run(&mut self, line: &str) -> String {
-        json(&self.inner.run(line))
-    }
-
-    /// The current snapshot.
-    pub fn snapshot(&self) -> String {
-        json(self.inner.snapshot())
-    }
-
-    /// Moves the clock forward by `ms`.
-    pub fn advance(&mut self, ms: f64) -> String {
-        json(&self.inner.advance(ms as i64, false))
-    }
-
-    /// Takes the last step back.
-    pub fn undo(&mut self) -> bool {
-        self.inner.undo()
-    }
-
-    /// Re-applies the next undone step.
-    pub fn redo(&mut self) -> bool {
-        self.inner.redo()
-    }
-
-    /// Moves to the state after `position` steps.
-    pub fn seek(&mut self, position: usize) {
-        self.inner.seek(position);
-    }
-
-    /// Starts again.
-    pub fn reset(&mut self) {
-        self.inner.reset();
-    }
-
-    /// Every recorded step.
-    pub fn steps(&self) -> String {
-        json(&self.inner.steps(0, usize::MAX))
-    }
-
-    /// The share fragment that reproduces the session.
-    pub fn share(&self) -> String {
-        self.inner.spec().to_fragment()
-    }
-
-    /// A redis-cli script of the session.
-    pub fn export(&self) -> String {
-        self.inner.export()
-    }
+    // Plain structs of strings and numbers always serialize. The error is not formatted:
+    // `expect` would pull serde_json's Debug (and str's escaping) into the wasm, Display its
+    // table of messages, for a message that cannot be shown.
+    serde_json::to_string(value).unwrap_or_else(|_| unreachable!("views serialize"))
 }
 
 #[cfg(test)]

@@ -343,9 +343,7 @@ pub fn snapshot(console: &Console, opened: &Opened) -> SnapshotView {
             }
         }
     }
-    // (pattern, name) pairs are distinct (merged above), so an unstable sort gives the same
-    // order with less code in the wasm than a stable one.
-    channels.sort_unstable_by(|a, b| (a.pattern, &a.name).cmp(&(b.pattern, &b.name)));
+    streamlab_engine::sort::sort_by(&mut channels, |a, b| (a.pattern, &a.name).cmp(&(b.pattern, &b.name)));
     SnapshotView {
         now,
         position: console.timeline().position(),

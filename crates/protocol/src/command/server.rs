@@ -227,7 +227,7 @@ fn server_section(ctx: &Ctx<'_>) -> String {
         ("process_supervised", "no".to_owned()),
         ("run_id", RUN_ID.to_owned()),
         ("tcp_port", "6379".to_owned()),
-        ("server_time_usec", (i128::from(ctx.now) * 1000).to_string()),
+        ("server_time_usec", micros(ctx.now)),
         ("uptime_in_seconds", uptime.to_string()),
         ("uptime_in_days", (uptime / 86_400).to_string()),
         ("hz", "10".to_owned()),
@@ -253,6 +253,34 @@ fn server_section(ctx: &Ctx<'_>) -> String {
 /// A fixed run id ("StreamLab" in hex, padded to Redis's 40 characters).
 const RUN_ID: &str = "53747265616d4c61620000000000000000000000";
 
+/// Milliseconds as microseconds, exact for any clock: the digits with three zeros added, not
+/// a multiplication that could overflow (and not i128, whose formatting and division cost
+/// ~0.8 KB of the gzipped wasm).
+fn micros(ms: i64) -> String {
+    if ms == 0 {
+        "0".to_owned()
+    } else {
+        format!("{ms}000")
+    }
+}
+
+/// The floor of the mean of times-to-live (none negative), exact without a sum that could
+/// overflow: the sum of each one's quotient by the count, plus the sum of the remainders
+/// (each below the count) divided by the count. 0 for none.
+fn mean(ttls: &[i64]) -> i64 {
+    let n = ttls.len() as u64;
+    if n == 0 {
+        return 0;
+    }
+    let (mut whole, mut rest) = (0u64, 0u64);
+    for &t in ttls {
+        let t = t.max(0) as u64;
+        whole += t / n;
+        rest += t % n;
+    }
+    (whole + rest / n) as i64
+}
+
 /// `db0:keys=N,expires=M,avg_ttl=T,subexpiry=0`, only when the database has keys. Redis
 /// estimates `avg_ttl` by sampling; StreamLab gives the exact mean of the remaining
 /// times-to-live in milliseconds. `subexpiry` counts hash fields with expiries: always 0.
@@ -261,8 +289,7 @@ fn keyspace_section(ctx: &Ctx<'_>) -> String {
     if !ctx.db.is_empty() {
         let ttls: Vec<i64> =
             ctx.db.iter().filter_map(|(key, _)| ctx.db.expiry(key)).map(|at| (at - ctx.now).max(0)).collect();
-        let avg =
-            if ttls.is_empty() { 0 } else { ttls.iter().map(|&t| i128::from(t)).sum::<i128>() / ttls.len() as i128 };
+        let avg = mean(&ttls);
         // Valkey counts keys with expiring items where Redis counts hash fields with expiries.
         let last = if ctx.caps.info == InfoStyle::Valkey { "keys_with_volatile_items" } else { "subexpiry" };
         fields.push(("db0", format!("keys={},expires={},avg_ttl={avg},{last}=0", ctx.db.len(), ttls.len())));
@@ -648,6 +675,19 @@ mod tests {
     use crate::command::testkit::*;
 
     const NOW: i64 = 1_795_993_823_728;
+
+    #[test]
+    fn microseconds_and_mean_ttls_are_exact_at_the_extremes() {
+        assert_eq!(micros(0), "0");
+        assert_eq!(micros(NOW), "1795993823728000");
+        assert_eq!(micros(-5), "-5000");
+        assert_eq!(micros(i64::MAX), (i128::from(i64::MAX) * 1000).to_string());
+        assert_eq!(mean(&[]), 0);
+        assert_eq!(mean(&[100_000, 50_000]), 75_000);
+        assert_eq!(mean(&[1, 2]), 1);
+        assert_eq!(mean(&[i64::MAX, i64::MAX, i64::MAX - 1]), i64::MAX - 1);
+        assert_eq!(mean(&[i64::MAX, i64::MAX]), i64::MAX);
+    }
 
     fn map(pairs: &[(&str, &str)]) -> Reply {
         Reply::Map(pairs.iter().map(|(k, v)| (bulk(k), bulk(v))).collect())

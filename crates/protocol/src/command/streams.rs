@@ -292,8 +292,7 @@ impl<'a> XAdd<'a> {
                 // in any field order gives the same id, and nothing else does.
                 let mut pairs: Vec<(&Vec<u8>, &Vec<u8>)> =
                     self.fields.chunks(2).map(|pair| (&pair[0], &pair[1])).collect();
-                // Equal pairs are identical, so unstable is the same order in less wasm.
-                pairs.sort_unstable();
+                streamlab_engine::sort::sort(&mut pairs);
                 let mut iid = Vec::new();
                 for (field, value) in pairs {
                     for part in [field, value] {
