@@ -11,8 +11,8 @@ mod id;
 mod keyspace;
 pub mod listpack;
 mod node;
-mod sorted;
 pub mod sort;
+mod sorted;
 mod stream;
 
 pub use glob::glob_match;

@@ -1,9 +1,8 @@
 //! A lesson as the player, the checker and the validator see it, after [`parse`](crate::parse)
 //! has checked the file's shape. Every part that can be wrong carries the line it came from.
 
-use std::collections::BTreeMap;
-
 use serde::{Serialize, Serializer};
+use streamlab_engine::SortedMap;
 pub use streamlab_protocol::Profile;
 
 /// One lesson file.
@@ -43,6 +42,11 @@ pub struct Lesson {
 }
 
 /// A profile as its name (`redis-8.2`): the protocol crate has no serde.
+/// The replaced words as a JSON object (the engine's sorted map has no serde of its own).
+fn word_map<S: Serializer>(values: &SortedMap<String, String>, serializer: S) -> Result<S::Ok, S::Error> {
+    serializer.collect_map(values)
+}
+
 fn profile_name<S: Serializer>(profile: &Profile, serializer: S) -> Result<S::Ok, S::Error> {
     serializer.serialize_str(profile.name())
 }
@@ -98,7 +102,8 @@ pub struct Variant {
     /// Added to the clock's start.
     pub clock: i64,
     /// Whole words replaced by others (stream, group and consumer names, field values).
-    pub values: BTreeMap<String, String>,
+    #[serde(serialize_with = "word_map")]
+    pub values: SortedMap<String, String>,
     /// Line in the file (0 for the lesson as written).
     pub line: usize,
 }

@@ -3,10 +3,9 @@
 //! the shape alone cannot say (a check kind's fields, exactly one expectation, message
 //! placeholders, line syntax).
 
-use std::collections::BTreeMap;
 use std::ops::Range;
 
-use streamlab_engine::{IdMode, StreamId};
+use streamlab_engine::{IdMode, SortedMap, StreamId};
 
 use crate::error::LessonError;
 use crate::model::{
@@ -43,7 +42,7 @@ struct RawIntro {
 struct RawVariant {
     ids: u64,
     clock: i64,
-    values: BTreeMap<String, String>,
+    values: SortedMap<String, String>,
 }
 
 struct RawTask {

@@ -213,12 +213,10 @@ mod tests {
 
     #[test]
     fn variants_shift_ids_and_rename_words() {
-        let variant = Variant {
-            ids: 1000,
-            clock: 0,
-            values: [("jobs", "tasks"), ("alice", "ana")].map(|(a, b)| (a.to_owned(), b.to_owned())).into(),
-            line: 0,
-        };
+        let mut values = streamlab_engine::SortedMap::new();
+        values.insert("jobs".to_owned(), "tasks".to_owned());
+        values.insert("alice".to_owned(), "ana".to_owned());
+        let variant = Variant { ids: 1000, clock: 0, values, line: 0 };
         assert_eq!(
             variant.apply("alice> XACK jobs workers 1-0 2-3 0-0 (5-0 7-* jobs:dead"),
             "ana> XACK tasks workers 1001-0 1002-3 0-0 (1005-0 1007-* tasks:dead"

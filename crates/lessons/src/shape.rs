@@ -3,10 +3,10 @@
 //! the lesson's shape through serde generated several times more code for the browser than the
 //! parser itself; this reader keeps serde's messages.)
 
-use std::collections::BTreeMap;
 use std::ops::Range;
 
 use crate::toml::{self, Spanned, Table, Value};
+use streamlab_engine::SortedMap;
 
 /// A problem in the file's shape: where, and what.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -162,11 +162,11 @@ pub fn table<'a, T>(
 }
 
 /// A table of strings.
-pub fn string_map(value: &Spanned<Value>) -> Read<BTreeMap<String, String>> {
+pub fn string_map(value: &Spanned<Value>) -> Read<SortedMap<String, String>> {
     match value.get_ref() {
         Value::Table(t) => {
             // A plain loop, as in `array`; and inserting keeps collect's sort out of the wasm.
-            let mut out = BTreeMap::new();
+            let mut out = SortedMap::new();
             for (k, v) in t.iter() {
                 out.insert(k.get_ref().clone(), string(v)?);
             }

@@ -8,10 +8,8 @@
 //! nodes are drawn on top of the budget, up to [`OPEN_CAP`] entries per stream. Pending lists
 //! are capped per consumer the same way.
 
-use std::collections::BTreeMap;
-
 use serde::Serialize;
-use streamlab_engine::{Group, Node, Stream, StreamId, Value};
+use streamlab_engine::{Group, Node, SortedMap, Stream, StreamId, Value};
 use streamlab_protocol::{console::command_line, Console, Reply};
 
 /// At most this many entries are drawn on one stream's rail; other nodes collapse.
@@ -253,7 +251,7 @@ fn text(bytes: &[u8]) -> String {
 /// they were opened. A view setting, not session state: undo and time travel keep it, and ids
 /// whose nodes are gone are simply not drawn.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct Opened(BTreeMap<Vec<u8>, Vec<StreamId>>);
+pub struct Opened(SortedMap<Vec<u8>, Vec<StreamId>>);
 
 impl Opened {
     fn of(&self, key: &[u8]) -> &[StreamId] {
@@ -273,7 +271,7 @@ impl Opened {
             entries += node.members();
             page.push(node.master_id);
         }
-        let opened = self.0.entry(key.to_vec()).or_default();
+        let (_, opened) = self.0.get_or_insert_with(key, Vec::new);
         opened.retain(|id| !page.contains(id));
         opened.extend(page);
         // Keep within the cap, closing the oldest openings first.
