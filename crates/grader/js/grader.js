@@ -28,6 +28,12 @@ export function load(source) {
   return loading;
 }
 
+// The wasm sends a finite double's digits as a string (it carries no float printer); they
+// become a number here. Infinities and NaN stay redis-cli text such as "(double) inf".
+function doubles(key, value) {
+  return key === 'double' && typeof value === 'string' && !value.startsWith('(') ? Number(value) : value;
+}
+
 function lines(log) {
   return Array.isArray(log) ? log.join('\n') : String(log);
 }
@@ -40,7 +46,7 @@ export class Session {
   }
   /** Runs one console line (a command, `:as NAME`, `:clock +MS`). */
   execute(line) {
-    return JSON.parse(this.#inner.execute(String(line)));
+    return JSON.parse(this.#inner.execute(String(line)), doubles);
   }
   /** Runs lines in order (an array, or text with one line per line). */
   run(log) {

@@ -6,15 +6,16 @@ use serde::ser::{SerializeMap, SerializeSeq};
 use serde::{Serialize, Serializer};
 use streamlab_lessons::{Lesson, TaskKind};
 use streamlab_protocol::history::Step;
-use streamlab_protocol::{format_reply, Clock, Console, OutputKind, Reply, Session, VIRTUAL_EPOCH_MS};
+use streamlab_protocol::{format_double, format_reply, Clock, Console, OutputKind, Reply, Session, VIRTUAL_EPOCH_MS};
 
 use crate::{view, OutputView, SnapshotView};
 
 /// A reply tree as the JSON value a grader compares: bulk strings as strings (invalid UTF-8
 /// replaced), integers as numbers, both nulls as `null`, arrays as arrays, booleans as
 /// booleans; the kinds JSON has no word for are tagged objects (`{"status": "OK"}`,
-/// `{"error": "ERR ..."}`, `{"map": [[k, v], ...]}`, `{"set": [...]}`, `{"double": 1.5}`,
-/// `{"verbatim": "...", "format": "txt"}`, `{"push": [...]}`).
+/// `{"error": "ERR ..."}`, `{"map": [[k, v], ...]}`, `{"set": [...]}`, `{"double": "1.5"}`,
+/// `{"verbatim": "...", "format": "txt"}`, `{"push": [...]}`). A double's digits are a string
+/// here; grader.js hands them to callers as a number.
 ///
 /// Written straight to the serializer rather than built as a `serde_json::Value`: the value
 /// tree (and the map type inside it) cost the grader's wasm several KB gzipped for nothing.
@@ -42,8 +43,11 @@ impl Serialize for Of<'_> {
             Reply::Array(items) => All(items).serialize(serializer),
             Reply::Map(pairs) => tagged(serializer, "map", &Pairs(pairs)),
             Reply::Set(items) => tagged(serializer, "set", &All(items)),
-            // JSON has no infinities or NaN; those keep their redis-cli text.
-            Reply::Double(x) if x.is_finite() => tagged(serializer, "double", x),
+            // A finite double goes out as the digits RESP3 would send (shortest round-trip
+            // text), which grader.js turns into a number: serializing the f64 itself would
+            // link serde_json's float printer and its ~10 KB power-of-ten table into the
+            // wasm. JSON has no infinities or NaN; those keep their redis-cli text.
+            Reply::Double(x) if x.is_finite() => tagged(serializer, "double", &format_double(*x)),
             Reply::Double(_) => tagged(serializer, "double", &format_reply(reply)),
             Reply::Boolean(b) => serializer.serialize_bool(*b),
             Reply::Verbatim { format, text } => {
@@ -284,7 +288,8 @@ mod tests {
             (Reply::Array(vec![Reply::Integer(1), Reply::NullBulk]), json!([1, null])),
             (Reply::Map(vec![(Reply::bulk("a"), Reply::Integer(1))]), json!({"map": [["a", 1]]})),
             (Reply::Set(vec![Reply::bulk("x")]), json!({"set": ["x"]})),
-            (Reply::Double(1.5), json!({"double": 1.5})),
+            (Reply::Double(1.5), json!({"double": "1.5"})),
+            (Reply::Double(-2.5e-20), json!({"double": "-2.5e-20"})),
             (Reply::Double(f64::INFINITY), json!({"double": "(double) inf"})),
             (Reply::Boolean(true), json!(true)),
             (Reply::Verbatim { format: *b"txt", text: b"hi".to_vec() }, json!({"verbatim": "hi", "format": "txt"})),
