@@ -31,6 +31,22 @@ impl<K: Ord, V> SortedMap<K, V> {
         SortedMap { entries: Vec::new() }
     }
 
+    /// A map of `pairs`; of pairs with the same key the last one counts, as when a
+    /// `BTreeMap` is collected. Sorts once (through [`crate::sort`]) instead of inserting one
+    /// by one.
+    pub fn from_pairs(mut entries: Vec<(K, V)>) -> Self {
+        crate::sort::sort_by(&mut entries, |a, b| a.0.cmp(&b.0));
+        // Stable sort: equal keys keep their order, so the one to keep is the last of each run.
+        entries.dedup_by(|later, kept| {
+            let same = later.0 == kept.0;
+            if same {
+                std::mem::swap(&mut later.1, &mut kept.1);
+            }
+            same
+        });
+        SortedMap { entries }
+    }
+
     /// Where `key` is (`Ok`) or would go (`Err`).
     fn search<Q: Ord + ?Sized>(&self, key: &Q) -> Result<usize, usize>
     where
@@ -292,6 +308,14 @@ impl<T> IntoIterator for SortedSet<T> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn from_pairs_sorts_and_keeps_the_last_of_a_key() {
+        let map = SortedMap::from_pairs(vec![("b", 1), ("a", 2), ("b", 3), ("c", 4), ("a", 5)]);
+        let expected: std::collections::BTreeMap<_, _> = [("b", 1), ("a", 2), ("b", 3), ("c", 4), ("a", 5)].into();
+        assert_eq!(map.iter().map(|(k, v)| (*k, *v)).collect::<Vec<_>>(), expected.into_iter().collect::<Vec<_>>());
+        assert!(SortedMap::<u8, u8>::from_pairs(Vec::new()).is_empty());
+    }
 
     #[test]
     fn map_keeps_key_order_and_replaces_values() {

@@ -1,5 +1,7 @@
 //! What changed between two snapshots, in plain words: the timeline's "what this step did".
 
+use streamlab_engine::SortedMap;
+
 use crate::view::{ConnectionView, GroupView, RailItem, SnapshotView, StreamView};
 
 /// A duration as the playground prints it: `350 ms`, `1.5 s`, `2 min 5 s`.
@@ -48,10 +50,10 @@ pub fn changes(before: &SnapshotView, after: &SnapshotView) -> Vec<String> {
     if after.now != before.now {
         out.push(format!("clock +{}", duration(after.now - before.now)));
     }
-    let old = by_key(before.streams.iter().map(|s| (s.key.as_str(), s)).collect());
-    let new = by_key(after.streams.iter().map(|s| (s.key.as_str(), s)).collect());
-    for &(key, stream) in &new {
-        match lookup(&old, key) {
+    let old = SortedMap::from_pairs(before.streams.iter().map(|s| (s.key.as_str(), s)).collect());
+    let new = SortedMap::from_pairs(after.streams.iter().map(|s| (s.key.as_str(), s)).collect());
+    for (&key, &stream) in &new {
+        match old.get(key) {
             None => {
                 out.push(format!("stream {key} created"));
                 stream_changes(&empty_like(stream), stream, &mut out);
@@ -59,7 +61,7 @@ pub fn changes(before: &SnapshotView, after: &SnapshotView) -> Vec<String> {
             Some(was) => stream_changes(was, stream, &mut out),
         }
     }
-    for (key, _) in old.iter().filter(|(key, _)| lookup(&new, key).is_none()) {
+    for key in old.keys().filter(|key| !new.contains_key(**key)) {
         out.push(format!("stream {key} removed"));
     }
     let old_keys: Vec<&str> = before.other_keys.iter().map(|k| k.key.as_str()).collect();
@@ -168,8 +170,8 @@ fn group_changes(was: &GroupView, now: &GroupView, out: &mut Vec<String>) {
         out.push(format!("{name} lag {} → {}", or_nil(was.lag), or_nil(now.lag)));
     }
     // Where every listed pending id lives, before and after.
-    fn owners(g: &GroupView) -> Vec<(&str, (&str, u64, bool))> {
-        by_key(
+    fn owners(g: &GroupView) -> SortedMap<&str, (&str, u64, bool)> {
+        SortedMap::from_pairs(
             g.consumers
                 .iter()
                 .flat_map(|c| {
@@ -188,13 +190,11 @@ fn group_changes(was: &GroupView, now: &GroupView, out: &mut Vec<String>) {
         let gained: Vec<&str> = consumer
             .pending
             .iter()
-            .filter(|p| lookup(&before, &p.id).is_none_or(|(owner, _, _)| *owner != consumer.name))
+            .filter(|p| before.get(p.id.as_str()).is_none_or(|(owner, _, _)| *owner != consumer.name))
             .map(|p| p.id.as_str())
             .collect();
-        let claimed: Vec<String> = gained
-            .iter()
-            .filter_map(|id| lookup(&before, id).map(|(owner, _, _)| format!("{id} from {owner}")))
-            .collect();
+        let claimed: Vec<String> =
+            gained.iter().filter_map(|id| before.get(*id).map(|(owner, _, _)| format!("{id} from {owner}"))).collect();
         if consumer.pending_count > old_count {
             out.push(format!("{name} PEL +{} ({})", consumer.pending_count - old_count, consumer.name));
         } else if consumer.pending_count < old_count {
@@ -204,7 +204,7 @@ fn group_changes(was: &GroupView, now: &GroupView, out: &mut Vec<String>) {
             out.push(format!("{name}: {} claimed {}", consumer.name, claimed.join(", ")));
         }
         for pending in &consumer.pending {
-            if let Some((owner, count, deleted)) = lookup(&before, &pending.id) {
+            if let Some((owner, count, deleted)) = before.get(pending.id.as_str()) {
                 if *owner == consumer.name && pending.delivery_count > *count {
                     out.push(format!(
                         "{name}: {} delivered again to {} (×{})",
@@ -221,26 +221,13 @@ fn group_changes(was: &GroupView, now: &GroupView, out: &mut Vec<String>) {
         out.push(format!("{name}: consumer {} deleted with {} pending", consumer.name, consumer.pending_count));
     }
     let acked: Vec<&str> = before
-        .iter()
-        .map(|&(id, _)| id)
-        .filter(|id| lookup(&after, id).is_none() && now.consumers.iter().all(|c| c.pending.len() == c.pending_count))
+        .keys()
+        .copied()
+        .filter(|id| !after.contains_key(*id) && now.consumers.iter().all(|c| c.pending.len() == c.pending_count))
         .collect();
     if !acked.is_empty() && now.pending < was.pending {
         out.push(format!("{name}: {} left the PEL", acked.join(", ")));
     }
-}
-
-/// `pairs` (distinct keys) sorted by key, for [`lookup`]. A sorted vector rather than a
-/// `BTreeMap` collected from an iterator: that collect sorts with a copy of the standard
-/// library's sort per element type, which the wasm pays for (see `streamlab_engine::sort`).
-fn by_key<V>(mut pairs: Vec<(&str, V)>) -> Vec<(&str, V)> {
-    streamlab_engine::sort::sort_by(&mut pairs, |a, b| a.0.cmp(b.0));
-    pairs
-}
-
-/// The value for `key` in `pairs`, sorted by [`by_key`].
-fn lookup<'a, V>(pairs: &'a [(&str, V)], key: &str) -> Option<&'a V> {
-    pairs.binary_search_by(|(k, _)| (*k).cmp(key)).ok().map(|at| &pairs[at].1)
 }
 
 fn connection_changes(was: &ConnectionView, now: &ConnectionView, out: &mut Vec<String>) {
