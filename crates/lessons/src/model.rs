@@ -41,12 +41,12 @@ pub struct Lesson {
     pub tasks: Vec<Task>,
 }
 
-/// A profile as its name (`redis-8.2`): the protocol crate has no serde.
 /// The replaced words as a JSON object (the engine's sorted map has no serde of its own).
 fn word_map<S: Serializer>(values: &SortedMap<String, String>, serializer: S) -> Result<S::Ok, S::Error> {
     serializer.collect_map(values)
 }
 
+/// A profile as its name (`redis-8.2`): the protocol crate has no serde.
 fn profile_name<S: Serializer>(profile: &Profile, serializer: S) -> Result<S::Ok, S::Error> {
     serializer.serialize_str(profile.name())
 }
