@@ -8,15 +8,10 @@ use std::ops::Range;
 use crate::toml::{self, Spanned, Table, Value};
 use streamlab_engine::SortedMap;
 
-/// A problem in the file's shape: where, and what.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ShapeError {
-    /// Byte range in the text.
-    pub span: Range<usize>,
-    /// The message: TOML syntax errors as [`crate::toml`] words them, the rest as serde
-    /// words them.
-    pub message: String,
-}
+/// A problem in the file's shape: where (a byte range in the text), and what. It is the
+/// reader's own error type: TOML syntax errors arrive as [`crate::toml`] words them, and the
+/// shape's own problems are worded as serde words them.
+pub type ShapeError = toml::Error;
 
 /// The result of reading a part of the file.
 pub type Read<T> = Result<T, ShapeError>;
@@ -24,10 +19,7 @@ pub type Read<T> = Result<T, ShapeError>;
 /// Parses a TOML document into its top table (whose span is empty, at the start: a missing
 /// top-level field is reported there).
 pub fn document(text: &str) -> Read<Spanned<Table>> {
-    match toml::parse(text) {
-        Ok(table) => Ok(Spanned::new(0..0, table)),
-        Err(error) => Err(ShapeError { span: error.span, message: error.message }),
-    }
+    toml::parse(text).map(|table| Spanned::new(0..0, table))
 }
 
 /// A table whose fields are read by name; it has no field outside `known`.
