@@ -8,7 +8,7 @@ pub use streamlab_lessons::Prediction;
 use streamlab_protocol::Profile;
 
 use crate::share::decode;
-use crate::{OutputView, SessionSpec, DEFAULT_PROFILE};
+use crate::{OutputView, SessionSpec};
 
 /// What the widget is for.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -155,7 +155,7 @@ impl EmbedOptions {
     /// The session the widget starts from before its setup: the profile's fresh session.
     /// `parse` has checked the profile, so an unknown one cannot reach here.
     pub fn base_spec(&self) -> SessionSpec {
-        SessionSpec { profile: self.profile().unwrap_or(DEFAULT_PROFILE), ..SessionSpec::default() }
+        SessionSpec { profile: self.profile().unwrap_or_default(), ..SessionSpec::default() }
     }
 }
 

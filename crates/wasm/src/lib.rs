@@ -24,15 +24,12 @@ pub use streamlab_protocol::Profile;
 pub use view::SnapshotView;
 use view::{Opened, RailItem};
 
-/// The profile a new playground answers as: the console's default (the newest Redis), as the
-/// terminal console starts, so a line behaves the same in both; the header's select and
-/// `:profile NAME` pick another.
-pub const DEFAULT_PROFILE: Profile = Profile::Redis810;
-
-/// The profile a host names (an embed option, a grader's argument), or the default when it
-/// names none; an unknown name is the error text to show.
+/// The profile a host names (an embed option, a grader's argument), or, when it names none,
+/// `Profile::default()`: the console's default (the newest Redis), as the terminal console
+/// starts, so a line behaves the same in both (the header's select and `:profile NAME` pick
+/// another). An unknown name is the error text to show.
 pub fn profile_or_default(name: Option<&str>) -> Result<Profile, String> {
-    name.map_or(Ok(DEFAULT_PROFILE), |name| name.parse::<Profile>().map_err(|e| e.to_string()))
+    name.map_or(Ok(Profile::default()), |name| name.parse::<Profile>().map_err(|e| e.to_string()))
 }
 
 /// The connections a new playground opens, as tabs.

@@ -1,7 +1,6 @@
 //! Sessions as text: the share fragment (`#profile=...&clock=...&log=...`) that reproduces a
 //! session, and the redis-cli script that replays it against a real server.
 
-use crate::DEFAULT_PROFILE;
 use streamlab_protocol::{Profile, VIRTUAL_EPOCH_MS};
 
 /// What a session is made from: an engine profile, a starting clock, an optional big stream
@@ -20,7 +19,7 @@ pub struct SessionSpec {
 
 impl Default for SessionSpec {
     fn default() -> Self {
-        SessionSpec { profile: DEFAULT_PROFILE, clock: VIRTUAL_EPOCH_MS, fill: None, log: String::new() }
+        SessionSpec { profile: Profile::default(), clock: VIRTUAL_EPOCH_MS, fill: None, log: String::new() }
     }
 }
 
@@ -37,9 +36,7 @@ impl SessionSpec {
             let (name, value) = part.split_once('=').unwrap_or((part, ""));
             let value = decode(value).ok_or_else(|| format!("'{name}' is not well encoded"))?;
             match name {
-                "profile" => {
-                    spec.profile = value.parse().map_err(|e: streamlab_protocol::UnknownProfile| e.to_string())?
-                }
+                "profile" => spec.profile = crate::profile_or_default(Some(value.as_str()))?,
                 "clock" => spec.clock = value.parse().map_err(|_| format!("clock '{value}' is not a number"))?,
                 "fill" => {
                     let (key, count) = value.rsplit_once(':').ok_or("fill is KEY:COUNT")?;
