@@ -5,13 +5,13 @@ use std::rc::Rc;
 
 use gloo::timers::callback::Interval;
 use streamlab_wasm::diff::duration;
-use streamlab_wasm::lesson::Tutor;
+use streamlab_wasm::lesson::{describe, Tutor};
 use streamlab_wasm::{Playground, SessionSpec};
 use yew::prelude::*;
 
 use crate::console::Console;
 use crate::lesson_run::Step;
-use crate::lessons::{describe, file_name, Catalog, LessonList};
+use crate::lessons::{file_name, Catalog, LessonList};
 use crate::page;
 use crate::pictures::Pictures;
 use crate::player::{Host, LessonPanel};

@@ -11,7 +11,7 @@ use std::rc::Rc;
 
 use streamlab_wasm::embed::{CommandEvent, EmbedOptions, ErrorEvent, Layout, Mode, ReadyEvent};
 use streamlab_wasm::json;
-use streamlab_wasm::lesson::{Progress, Tutor};
+use streamlab_wasm::lesson::{describe, Progress, Tutor};
 use streamlab_wasm::{Playground, SessionSpec};
 use wasm_bindgen::prelude::*;
 use yew::prelude::*;
@@ -108,10 +108,7 @@ fn lesson_run(options: &EmbedOptions) -> Result<LessonRun, String> {
     } else {
         Tutor::load(file, text, options.attempt)
     }
-    .map_err(|problems| {
-        let lines: Vec<String> = problems.iter().map(ToString::to_string).collect();
-        format!("the lesson has problems:\n{}", lines.join("\n"))
-    })?;
+    .map_err(|problems| format!("the lesson has problems:\n{}", describe(&problems)))?;
     let id = tutor.id().to_owned();
     let rules = Rules { questions_only: options.mode == Mode::Quiz, hints: options.hints, solution: options.solution };
     let progress = Progress { attempt: options.attempt, solved: Vec::new() };

@@ -4,7 +4,7 @@
 
 use std::rc::Rc;
 
-use streamlab_wasm::lesson::{sections, Problem, SectionView, Tutor};
+use streamlab_wasm::lesson::{describe, sections, SectionView, Tutor};
 use web_sys::{HtmlInputElement, HtmlTextAreaElement};
 use yew::prelude::*;
 
@@ -45,11 +45,6 @@ impl Catalog {
 pub fn file_name(url: &str) -> String {
     let path = url.split(['?', '#']).next().unwrap_or(url);
     path.rsplit('/').find(|part| !part.is_empty()).unwrap_or("lesson.toml").to_owned()
-}
-
-/// Problems as lines: `file:line:column: message`.
-pub fn describe(problems: &[Problem]) -> String {
-    problems.iter().map(ToString::to_string).collect::<Vec<_>>().join("\n")
 }
 
 #[derive(Properties)]

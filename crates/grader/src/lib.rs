@@ -11,6 +11,7 @@
 use streamlab_lessons::{check_choice, check_log, check_prediction, parse_lesson, parse_log, Lesson, Prediction};
 use streamlab_wasm::grade::{outline, Headless};
 use streamlab_wasm::json;
+use streamlab_wasm::lesson::describe;
 use wasm_bindgen::prelude::*;
 
 fn js_error(error: impl std::fmt::Display) -> JsError {
@@ -73,7 +74,7 @@ impl GraderLesson {
     pub fn new(text: &str, file: Option<String>) -> Result<GraderLesson, JsError> {
         parse_lesson(file.as_deref().unwrap_or("lesson.toml"), text)
             .map(|lesson| GraderLesson { lesson })
-            .map_err(|errors| JsError::new(&errors.iter().map(ToString::to_string).collect::<Vec<_>>().join("\n")))
+            .map_err(|problems| JsError::new(&describe(&problems)))
     }
 
     /// JSON of `LessonInfo`.

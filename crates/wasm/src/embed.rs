@@ -180,8 +180,8 @@ impl CommandEvent {
         CommandEvent {
             input: input.to_owned(),
             conn: conn.to_owned(),
-            reply: output.iter().map(OutputView::display).collect::<Vec<_>>().join("\n"),
-            ok: output.iter().all(|o| o.kind != "error"),
+            reply: OutputView::printed(output),
+            ok: OutputView::all_ok(output),
             blocked,
         }
     }

@@ -6,7 +6,7 @@ use serde::ser::{SerializeMap, SerializeSeq};
 use serde::{Serialize, Serializer};
 use streamlab_lessons::{Lesson, TaskKind};
 use streamlab_protocol::history::Step;
-use streamlab_protocol::{format_double, format_reply, Clock, Console, OutputKind, Reply, Session, VIRTUAL_EPOCH_MS};
+use streamlab_protocol::{format_double, format_reply, Clock, Console, Reply, Session, VIRTUAL_EPOCH_MS};
 
 use crate::{view, OutputView, SnapshotView};
 
@@ -160,10 +160,8 @@ impl Headless {
             ),
             None => (Vec::new(), Vec::new()),
         };
-        let ok = outputs.iter().all(|o| o.kind != OutputKind::Error);
         let outputs: Vec<OutputView> = outputs.into_iter().map(OutputView::from).collect();
-        let text = outputs.iter().map(OutputView::display).collect::<Vec<_>>().join("\n");
-        Executed { text, ok, outputs, replies, deliveries }
+        Executed { text: OutputView::printed(&outputs), ok: OutputView::all_ok(&outputs), outputs, replies, deliveries }
     }
 
     /// The state as the playground's pictures see it.

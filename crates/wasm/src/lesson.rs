@@ -19,6 +19,11 @@ pub use streamlab_lessons::{Answered, Prediction};
 /// A lesson file problem, as the player lists it.
 pub type Problem = LessonError;
 
+/// Problems as lines: `file:line:column: message`.
+pub fn describe(problems: &[Problem]) -> String {
+    problems.iter().map(ToString::to_string).collect::<Vec<_>>().join("\n")
+}
+
 /// A section of the lesson list (`lessons/index.toml`).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct SectionView {

@@ -56,6 +56,16 @@ impl OutputView {
         }
     }
 
+    /// Output blocks as a console prints them, one after another (see [`OutputView::display`]).
+    pub fn printed(outputs: &[OutputView]) -> String {
+        outputs.iter().map(OutputView::display).collect::<Vec<_>>().join("\n")
+    }
+
+    /// Whether none of the output blocks is an error.
+    pub fn all_ok(outputs: &[OutputView]) -> bool {
+        outputs.iter().all(|o| o.kind != "error")
+    }
+
     fn reply(to: Option<String>, reply: &Reply) -> OutputView {
         OutputView::from(Output { to, text: format_reply(reply), kind: OutputKind::of(reply) })
     }
