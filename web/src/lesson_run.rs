@@ -192,12 +192,10 @@ impl LessonRun {
     /// Check on the current reach-state task.
     fn check(&mut self, lab: &Playground) -> Result<Events, String> {
         let task = self.task();
-        let view = self
+        let event = self
             .tutor
             .check(task, lab, self.start)
             .ok_or_else(|| format!("task {task} is a question: answer it instead of checking"))?;
-        let event =
-            CheckEvent { task, passed: view.passed, failed: view.failures, commands: view.commands, par: view.par };
         let mut events = vec![("check", json(&event))];
         let run = &mut self.runs[task];
         run.check = Some(event.clone());

@@ -103,9 +103,14 @@ impl Lesson {
         self.variants.get(variant).map_or_else(|| text.to_owned(), |v| v.apply(text))
     }
 
+    /// Where a variant's virtual clock starts (Unix ms).
+    pub fn start_clock(&self, variant: &Variant) -> i64 {
+        self.clock.saturating_add(variant.clock)
+    }
+
     /// A console on a fresh session whose virtual clock starts where the variant says.
     pub fn fresh_console(&self, variant: &Variant) -> Console {
-        Console::new(Session::with_profile(Clock::Virtual(self.clock.saturating_add(variant.clock)), self.profile))
+        Console::new(Session::with_profile(Clock::Virtual(self.start_clock(variant)), self.profile))
     }
 
     /// A fresh console with the lesson's setup run.
@@ -188,7 +193,7 @@ pub(crate) fn run(console: &mut Console, log: &[LogLine], disabled: &[&Goal], tr
 
 /// Runs one log line (switching to its connection first when it is a command), appending to
 /// a transcript. Returns what the line itself printed.
-pub(crate) fn run_one(console: &mut Console, line: &LogLine, out: &mut String) -> Vec<String> {
+pub fn run_one(console: &mut Console, line: &LogLine, out: &mut String) -> Vec<String> {
     if line.is_command() && console.current() != line.conn {
         console.transcribe(&format!(":as {}", line.conn), out);
     }
@@ -196,6 +201,12 @@ pub(crate) fn run_one(console: &mut Console, line: &LogLine, out: &mut String) -
     console.transcribe(&line.text, out);
     // The first line is the `> ` echo.
     out[start..].lines().skip(1).map(str::to_owned).collect()
+}
+
+/// Why a command a task turns off was refused: `` `XDEL s 1-0` is turned off in this task:
+/// reach the goal without it ``.
+pub fn turned_off(command: &str) -> String {
+    format!("`{}` is turned off in this task: reach the goal without it", command.trim())
 }
 
 /// Checks a reach-state task: builds its start state for `variant`, runs `log` (disabled
@@ -208,7 +219,7 @@ pub fn check_log(lesson: &Lesson, task: usize, variant: usize, log: &[LogLine]) 
         .refused
         .iter()
         .map(|text| Failure {
-            message: format!("`{}` is turned off in this task: reach the goal without it.", text.trim()),
+            message: format!("{}.", turned_off(text)),
             expected: "not used".into(),
             actual: "used".into(),
             line: lesson.tasks[task].line,

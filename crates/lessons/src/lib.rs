@@ -22,8 +22,8 @@ pub mod toml;
 pub mod validate;
 
 pub use check::{
-    check_choice, check_log, check_prediction, evaluate, predicted_reply, Answered, CheckError, Failure, Prediction,
-    Verdict,
+    check_choice, check_log, check_prediction, evaluate, predicted_reply, run_one, turned_off, Answered, CheckError,
+    Failure, Prediction, Verdict,
 };
 pub use error::LessonError;
 pub use model::{Check, Expect, Goal, Lesson, Line, Profile, Subject, Task, TaskKind, Value, Variant};

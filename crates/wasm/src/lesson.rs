@@ -7,10 +7,13 @@ use serde::Serialize;
 use streamlab_lessons::model::{AnswerOption, Goal, TaskKind};
 use streamlab_lessons::script::{log_of, parse_line, Parsed};
 use streamlab_lessons::validate::{parse_index, validate_lesson};
-use streamlab_lessons::{check_choice, check_prediction, evaluate, parse_lesson, Lesson, LessonError};
+use streamlab_lessons::{
+    check_choice, check_prediction, evaluate, parse_lesson, run_one, turned_off, Lesson, LessonError,
+};
 use streamlab_protocol::console::DEFAULT_CONNECTION;
 use streamlab_protocol::history::Step;
 
+use crate::embed::CheckEvent;
 use crate::view::{self, SnapshotView};
 use crate::Playground;
 
@@ -135,19 +138,6 @@ pub struct LessonSummary {
     pub minutes: u32,
     /// How many tasks.
     pub tasks: usize,
-}
-
-/// The result of Check on a reach-state task.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct CheckView {
-    /// Every check passed.
-    pub passed: bool,
-    /// The failing checks' messages, in the lesson's order.
-    pub failures: Vec<String>,
-    /// Commands the learner ran in this task.
-    pub commands: usize,
-    /// The task's par.
-    pub par: usize,
 }
 
 /// Progress saved on this machine for one lesson version.
@@ -279,10 +269,7 @@ impl Tutor {
                 demo: log_of(&step.demo, variant)
                     .into_iter()
                     .map(|line| {
-                        if line.is_command() && console.current() != line.conn {
-                            console.switch(&line.conn);
-                        }
-                        let output = console.run_line(&line.text);
+                        let output = run_one(&mut console, &line, &mut String::new());
                         DemoLine { conn: line.conn, line: line.text, output }
                     })
                     .collect(),
@@ -329,7 +316,7 @@ impl Tutor {
         // Lesson lines without a `name> ` prefix run on the default connection: so do the
         // learner's, until they switch.
         console.switch(DEFAULT_CONNECTION);
-        let clock = self.lesson.clock.saturating_add(self.lesson.variants[self.variant].clock);
+        let clock = self.lesson.start_clock(&self.lesson.variants[self.variant]);
         Ok(Playground::from_console(console.interactive(), clock))
     }
 
@@ -344,19 +331,18 @@ impl Tutor {
     /// console shows it; `None` when it may run.
     pub fn refusal(&self, task: usize, line: &str) -> Option<String> {
         let (_, text) = split_connection(line);
-        self.lesson
-            .is_disabled(task, text)
-            .then(|| format!("(error) `{}` is turned off in this task: reach the goal without it", text.trim()))
+        self.lesson.is_disabled(task, text).then(|| format!("(error) {}", turned_off(text)))
     }
 
     /// Checks a reach-state task on the learner's session as it is now. `start` is how many
     /// steps the session had when the task started (the learner's commands come after).
-    pub fn check(&self, task: usize, playground: &Playground, start: usize) -> Option<CheckView> {
+    pub fn check(&self, task: usize, playground: &Playground, start: usize) -> Option<CheckEvent> {
         let goal = self.goal(task)?;
         let failures = evaluate(goal, &self.lesson.variants[self.variant], playground.console().session());
-        Some(CheckView {
+        Some(CheckEvent {
+            task,
             passed: failures.is_empty(),
-            failures: failures.into_iter().map(|f| f.message).collect(),
+            failed: failures.into_iter().map(|f| f.message).collect(),
             commands: commands_since(playground, start),
             par: goal.par,
         })
@@ -427,7 +413,7 @@ mod tests {
         let start = lab.step_count();
         let check = tutor.check(0, &lab, start).unwrap();
         assert_eq!(
-            check.failures,
+            check.failed,
             vec!["biller should hold 3 recoverable clicks; it holds none — there is no group billing on clicks."]
         );
         lab.run("XGROUP CREATE clicks billing 0");
