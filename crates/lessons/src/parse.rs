@@ -14,7 +14,8 @@ use crate::model::{
 };
 use crate::script::{log_of, parse_line, Parsed};
 use crate::shape::{
-    self, array, boolean, integer, keep_span, loose, spanned_string, string, string_map, table, Fields, Loose, Read,
+    self, array, boolean, integer, keep_span, loose, quoted, spanned_string, string, string_map, table, Fields, Loose,
+    Read,
 };
 use crate::toml::{self, Spanned};
 
@@ -493,10 +494,6 @@ fn convert_task(task: &Spanned<RawTask>, errors: &mut Errors<'_>) -> Task {
         }
     };
     Task { title: raw.title.clone(), prompt: raw.prompt.clone(), setup, kind, line }
-}
-
-fn quoted(names: &[&str]) -> String {
-    names.iter().map(|n| format!("`{n}`")).collect::<Vec<_>>().join(", ")
 }
 
 fn convert_check(check: &Spanned<RawCheck>, errors: &mut Errors<'_>) -> Option<Check> {

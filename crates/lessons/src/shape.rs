@@ -68,6 +68,11 @@ impl<'a> Fields<'a> {
     }
 }
 
+/// Names as an error lists them: `` `a`, `b` ``.
+pub fn quoted(names: &[&str]) -> String {
+    names.iter().map(|n| format!("`{n}`")).collect::<Vec<_>>().join(", ")
+}
+
 /// serde's wording for the fields a table knows.
 fn expected_one_of(known: &[&str]) -> String {
     let quoted: Vec<String> = known.iter().map(|k| format!("`{k}`")).collect();

@@ -5,6 +5,7 @@ use serde::Serialize;
 
 pub use streamlab_lessons::Prediction;
 
+use streamlab_lessons::shape::quoted;
 use streamlab_protocol::Profile;
 
 use crate::share::decode;
@@ -141,7 +142,7 @@ impl EmbedOptions {
                     options.attempt =
                         value.parse().map_err(|_| format!("attempt must be a whole number, not `{value}`"))?
                 }
-                _ => return Err(format!("unknown field `{name}`, expected one of {}", listed(&FIELDS))),
+                _ => return Err(format!("unknown field `{name}`, expected one of {}", quoted(&FIELDS))),
             }
         }
         Ok(options)
@@ -290,7 +291,7 @@ pub struct ProgressEvent {
 fn choice<T: Copy>(value: &str, all: &[T], name: fn(T) -> &'static str) -> Result<T, String> {
     all.iter().copied().find(|&v| name(v) == value).ok_or_else(|| {
         let names: Vec<&str> = all.iter().map(|&v| name(v)).collect();
-        format!("unknown variant `{value}`, expected one of {}", listed(&names))
+        format!("unknown variant `{value}`, expected one of {}", quoted(&names))
     })
 }
 
@@ -301,11 +302,6 @@ fn flag(name: &str, value: &str) -> Result<bool, String> {
         "false" => Ok(false),
         _ => Err(format!("{name} must be true or false, not `{value}`")),
     }
-}
-
-/// Names as an error lists them: `` `a`, `b` ``.
-fn listed(names: &[&str]) -> String {
-    names.iter().map(|n| format!("`{n}`")).collect::<Vec<_>>().join(", ")
 }
 
 impl Mode {
