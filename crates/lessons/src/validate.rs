@@ -48,31 +48,43 @@ impl Report {
 /// Validates one lesson file's text. `file` names it in messages; its name (without
 /// directories and `.toml`) must be the lesson's id.
 pub fn validate_lesson(file: &str, text: &str) -> Report {
-    let mut report =
-        Report { file: file.to_owned(), lesson: None, problems: Vec::new(), skipped: None, trace: String::new() };
-    let lesson = match parse_lesson(file, text) {
-        Ok(lesson) => lesson,
-        Err(errors) => {
-            report.problems = errors;
-            return report;
+    match parse_lesson(file, text) {
+        Ok(lesson) => {
+            let mut report = validate_parsed(&lesson);
+            let stem = file.rsplit(['/', '\\']).next().unwrap_or("").trim_end_matches(".toml");
+            if stem != lesson.id {
+                let message = format!("the file of lesson `{}` must be named `{}.toml`", lesson.id, lesson.id);
+                report.problems.insert(0, LessonError::on_line(file, 0, message));
+            }
+            report.lesson = Some(lesson);
+            report
         }
-    };
-    let mut v = Validator { lesson: &lesson, problems: Vec::new() };
+        Err(errors) => {
+            Report { file: file.to_owned(), lesson: None, problems: errors, skipped: None, trace: String::new() }
+        }
+    }
+}
+
+/// Validates a parsed lesson: everything [`validate_lesson`] checks except that the file is
+/// named after the lesson's id (a lesson from a URL or a paste may be named anything). The
+/// report's `lesson` is left empty: the caller has it.
+pub fn validate_parsed(lesson: &Lesson) -> Report {
+    let mut v = Validator { lesson, problems: Vec::new() };
     v.static_checks();
-    let missing = missing_needs(&lesson);
+    let mut trace = String::new();
+    let mut skipped = None;
+    let missing = missing_needs(lesson);
     if missing.is_empty() {
-        report.trace = v.run_everything();
+        trace = v.run_everything();
     } else {
         let names: Vec<String> = missing.iter().map(Need::to_string).collect();
-        report.skipped = Some(format!(
+        skipped = Some(format!(
             "needs {} ({} profile), which this engine does not have yet; its commands were not run",
             names.join(", "),
             lesson.profile
         ));
     }
-    report.problems = v.problems;
-    report.lesson = Some(lesson);
-    report
+    Report { file: lesson.file.clone(), lesson: None, problems: v.problems, skipped, trace }
 }
 
 /// The needs the engine does not meet: a command it does not know, or an option its syntax
@@ -114,10 +126,6 @@ impl Validator<'_> {
 
     fn static_checks(&mut self) {
         let lesson = self.lesson;
-        let stem = lesson.file.rsplit(['/', '\\']).next().unwrap_or("").trim_end_matches(".toml");
-        if stem != lesson.id {
-            self.problem(0, format!("the file of lesson `{}` must be named `{}.toml`", lesson.id, lesson.id));
-        }
         if lesson.minutes == 0 {
             self.problem(0, "`minutes` must be at least 1");
         }

@@ -6,7 +6,7 @@
 use serde::Serialize;
 use streamlab_lessons::model::{AnswerOption, Goal, TaskKind};
 use streamlab_lessons::script::{log_of, parse_line, Parsed};
-use streamlab_lessons::validate::{parse_index, validate_lesson};
+use streamlab_lessons::validate::{parse_index, validate_parsed};
 use streamlab_lessons::{
     check_choice, check_prediction, evaluate, parse_lesson, run_one, turned_off, Lesson, LessonError,
 };
@@ -205,9 +205,9 @@ impl Tutor {
     /// lines instead of misleading the learner. (Its file name need not be its id.)
     pub fn load(file: &str, text: &str, attempt: u32) -> Result<Tutor, Vec<Problem>> {
         let lesson = parse_lesson(file, text)?;
-        let report = validate_lesson(&format!("{}.toml", lesson.id), text);
+        let report = validate_parsed(&lesson);
         if !report.problems.is_empty() {
-            return Err(report.problems.into_iter().map(|p| Problem { file: file.to_owned(), ..p }).collect());
+            return Err(report.problems);
         }
         Ok(Tutor::in_variant(lesson, attempt))
     }
