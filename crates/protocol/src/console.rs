@@ -332,11 +332,12 @@ impl Console {
 
     /// A command file that rebuilds the applied history from a console made the same way:
     /// every applied step as a line, with `:as NAME` wherever the connection changes, and a
-    /// final `:as` back to the current connection.
-    pub fn script(&self, start_time: i64) -> String {
+    /// final `:as` back to the current connection. Clock moves are relative to the clock the
+    /// history began at.
+    pub fn script(&self) -> String {
         let mut text = String::new();
         let mut on = self.connections().first().map(|&(_, id)| id);
-        let mut time = start_time;
+        let mut time = self.timeline.start_time();
         for record in &self.timeline.records()[..self.timeline.position()] {
             let line = self.step_line(&record.step, time);
             match record.step {
@@ -681,7 +682,7 @@ mod tests {
         ] {
             console.run(line);
         }
-        let script = console.script(0);
+        let script = console.script();
         assert_eq!(
             script,
             "XADD s 1-0 f \"two words\"\n:as bob\nXLEN s\n:clock +1500\n:as carol\nXADD s * a b\n:as alice\n"
@@ -691,7 +692,7 @@ mod tests {
             again.run(line);
         }
         assert_eq!(again.session().keyspace(), console.session().keyspace());
-        assert_eq!(again.script(0), script);
+        assert_eq!(again.script(), script);
         assert_eq!(command_line(&[b"a\"b".to_vec(), Vec::new(), b"x".to_vec()]), "\"a\\\"b\" \"\" x");
     }
 }

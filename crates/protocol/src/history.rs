@@ -90,6 +90,11 @@ impl Timeline {
         &self.current
     }
 
+    /// The clock when the history began (the first checkpoint is the session before any step).
+    pub fn start_time(&self) -> i64 {
+        self.checkpoints[0].now()
+    }
+
     /// Every recorded step, including those undone and not yet redone.
     pub fn records(&self) -> &[Record] {
         &self.records

@@ -123,8 +123,6 @@ pub struct Delivered {
 #[derive(Debug, Clone)]
 pub struct Headless {
     console: Console,
-    /// The clock's start, for the script's `:clock` lines.
-    start: i64,
 }
 
 impl Headless {
@@ -133,7 +131,7 @@ impl Headless {
     pub fn create(profile: Option<&str>, clock: Option<i64>) -> Result<Headless, String> {
         let profile = crate::profile_or_default(profile)?;
         let start = clock.unwrap_or(VIRTUAL_EPOCH_MS);
-        Ok(Headless { console: Console::new(Session::with_profile(Clock::Virtual(start), profile)), start })
+        Ok(Headless { console: Console::new(Session::with_profile(Clock::Virtual(start), profile)) })
     }
 
     /// Runs one console line (a command, `:as NAME`, `:clock +MS`, a comment).
@@ -181,7 +179,7 @@ impl Headless {
 
     /// A command file that rebuilds the session (`:as` and `:clock` lines included).
     pub fn script(&self) -> String {
-        self.console.script(self.start)
+        self.console.script()
     }
 }
 
@@ -307,9 +305,16 @@ mod tests {
         assert_eq!(g.console.session().now(), 6_000);
         assert_eq!(g.console.session().profile().name(), "redis-7.4");
         let mut again = Headless::create(Some("redis-7.4"), Some(1_000)).unwrap();
-        for line in g.console.script(g.start).lines() {
+        for line in g.script().lines() {
             again.execute_line(line);
         }
         assert_eq!(again.snapshot(), g.snapshot());
+        // `:profile` starts a fresh session on the console's usual clock; the script's clock
+        // moves count from there, not from the clock the grader was created with.
+        g.execute_line(":profile redis-8.2");
+        g.execute_line("XADD s 1-0 f v");
+        g.execute_line(":clock +2s");
+        assert_eq!((g.profile(), g.now()), ("redis-8.2", VIRTUAL_EPOCH_MS + 2_000));
+        assert_eq!(g.script(), ":as default\nXADD s 1-0 f v\n:clock +2000\n");
     }
 }

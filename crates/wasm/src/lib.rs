@@ -378,7 +378,7 @@ impl Playground {
 
     /// The session as a spec: profile, clock, fill and the command log of the applied steps.
     pub fn spec(&self) -> SessionSpec {
-        SessionSpec { log: self.console.script(self.spec.clock), ..self.spec.clone() }
+        SessionSpec { log: self.console.script(), ..self.spec.clone() }
     }
 
     /// A script for `redis-cli` that replays the session against a real server.
