@@ -224,16 +224,13 @@ pub fn outline(l: &Lesson) -> LessonInfo {
         tasks: l
             .tasks
             .iter()
-            .map(|t| match &t.kind {
-                TaskKind::ReachState(goal) => {
-                    TaskInfo { title: t.title.clone(), kind: "reach-state", par: Some(goal.par), options: 0 }
-                }
-                TaskKind::Predict(p) => {
-                    TaskInfo { title: t.title.clone(), kind: "predict", par: None, options: p.options.len() }
-                }
-                TaskKind::Choice(c) => {
-                    TaskInfo { title: t.title.clone(), kind: "choice", par: None, options: c.options.len() }
-                }
+            .map(|t| {
+                let (kind, par, options) = match &t.kind {
+                    TaskKind::ReachState(goal) => ("reach-state", Some(goal.par), 0),
+                    TaskKind::Predict(p) => ("predict", None, p.options.len()),
+                    TaskKind::Choice(c) => ("choice", None, c.options.len()),
+                };
+                TaskInfo { title: t.title.clone(), kind, par, options }
             })
             .collect(),
     }
