@@ -242,14 +242,14 @@ impl Parser<'_> {
         Error { span: self.pos..self.pos + len, message: format!("expected {expected}, found {}", self.found()) }
     }
 
-    fn line_of(&self, offset: usize) -> usize {
-        self.text.as_bytes()[..offset].iter().filter(|&&b| b == b'\n').count() + 1
-    }
-
     fn duplicate(&self, key: &Spanned<String>, first: &Spanned<String>) -> Error {
         Error {
             span: key.span(),
-            message: format!("duplicate key `{}`, first defined on line {}", key.value, self.line_of(first.span.start)),
+            message: format!(
+                "duplicate key `{}`, first defined on line {}",
+                key.value,
+                crate::error::line_column(self.text, first.span.start).0
+            ),
         }
     }
 
