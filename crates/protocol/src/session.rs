@@ -221,11 +221,6 @@ impl Session {
         self.state.conns.get(&id)
     }
 
-    /// All connections, by id.
-    pub fn conns(&self) -> impl Iterator<Item = &Conn> {
-        self.state.conns.values()
-    }
-
     /// Opens a connection.
     pub fn connect(&mut self) -> ConnId {
         let id = self.state.next_conn;
