@@ -155,8 +155,6 @@ struct Client {
     parse_at: usize,
     /// ... or when no byte came for a `PAUSE` (the deadline, while bytes are held back).
     held_until: Option<Instant>,
-    /// Input is read (to notice the client leaving) but no longer run.
-    discarding: bool,
     /// The client is gone from the session: close once `output` is written.
     hangup: bool,
 }
@@ -256,7 +254,6 @@ impl Core {
         self.session.disconnect(id);
         if let Some(client) = self.clients.get_mut(&id) {
             client.hangup = true;
-            client.discarding = true;
             client.input = Vec::new();
         }
         self.queue_write(id);
@@ -631,7 +628,6 @@ impl EventLoop {
                 queued_write: false,
                 parse_at: 0,
                 held_until: None,
-                discarding: false,
                 hangup: false,
             },
         );
@@ -703,7 +699,8 @@ impl EventLoop {
             }
         }
         let Some(client) = self.core.clients.get_mut(&id) else { return };
-        if client.discarding {
+        if client.closing.is_some() {
+            // Input is read (to notice the client leaving) but no longer run.
             return;
         }
         let mut requests = std::mem::take(&mut self.requests);
@@ -814,7 +811,6 @@ impl EventLoop {
         client.output = own;
         if client.closing.is_some() {
             // Keep reading to notice the client leaving, but run nothing more.
-            client.discarding = true;
             client.input = Vec::new();
         }
         if close {
