@@ -791,12 +791,11 @@ impl EventLoop {
             // Nothing of this batch is sent.
             own.truncate(start);
         }
-        let blocked = self.core.blocked(id);
         let mut close = !matches!(step, Step::Go);
         if let (Some(error), Step::Go) = (error, &step) {
             let resp3 = self.core.resp3(id);
             let bytes = encode(&error.to_reply(), resp3);
-            if blocked {
+            if self.core.blocked(id) {
                 // Redis reads no further while a client is blocked: the error comes after the
                 // blocked reply.
                 if let Some(client) = self.core.clients.get_mut(&id) {
