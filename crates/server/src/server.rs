@@ -544,9 +544,10 @@ impl EventLoop {
     }
 
     /// How long the next poll may wait: not at all while a client has unread input, else
-    /// until the next blocked read's deadline, held-back parse or accept retry.
+    /// until the next blocked read's deadline, held-back parse or accept retry. (No write is
+    /// queued here: every round ends with `write_pending`, which queues none.)
     fn timeout(&self) -> Option<Duration> {
-        if !self.core.to_read.is_empty() || !self.core.to_write.is_empty() {
+        if !self.core.to_read.is_empty() {
             return Some(Duration::ZERO);
         }
         let now = Instant::now();
