@@ -924,7 +924,9 @@ fn parse_all(buf: &[u8], requests: &mut Vec<Vec<Vec<u8>>>) -> Parsed {
 /// reply of the command that caused them. A connection that asked to close while blocked is
 /// closed once its wait is over.
 fn route(core: &mut Core, own: Option<ConnId>, deliveries: Vec<Delivery>, own_buf: &mut Vec<u8>) {
-    let mut touched: Vec<ConnId> = Vec::new();
+    // Clients whose close waits for their blocked read to end: closed after the loop, so the
+    // close follows every delivery of this batch.
+    let mut closing: Vec<ConnId> = Vec::new();
     let mut over_limit: Vec<ConnId> = Vec::new();
     for delivery in deliveries {
         let resp3 = core.resp3(delivery.conn);
@@ -935,26 +937,31 @@ fn route(core: &mut Core, own: Option<ConnId>, deliveries: Vec<Delivery>, own_bu
                 continue;
             }
             encode_into(&delivery.reply, resp3, &mut client.output);
-            let subscriber =
-                core.session.conn(delivery.conn).is_some_and(|c| !c.channels().is_empty() || !c.patterns().is_empty());
-            if subscriber && client.unsent() > PUBSUB_OUTPUT_LIMIT && !over_limit.contains(&delivery.conn) {
+            // The size test first: it is cheap and rarely passes.
+            if client.unsent() > PUBSUB_OUTPUT_LIMIT
+                && !over_limit.contains(&delivery.conn)
+                && core
+                    .session
+                    .conn(delivery.conn)
+                    .is_some_and(|c| !c.channels().is_empty() || !c.patterns().is_empty())
+            {
                 // Redis's hard limit for Pub/Sub clients that do not read their messages.
                 over_limit.push(delivery.conn);
             }
-            if !touched.contains(&delivery.conn) {
-                touched.push(delivery.conn);
+            if matches!(client.closing, Some(Closing::Pending(_))) && !closing.contains(&delivery.conn) {
+                closing.push(delivery.conn);
             }
+            core.queue_write(delivery.conn);
         }
     }
-    for conn in touched {
-        core.queue_write(conn);
-        let blocked = core.blocked(conn);
+    for conn in closing {
+        if core.blocked(conn) {
+            continue;
+        }
         if let Some(client) = core.clients.get_mut(&conn) {
-            if !blocked && matches!(client.closing, Some(Closing::Pending(_))) {
-                if let Some(Closing::Pending(bytes)) = client.closing.replace(Closing::Sent) {
-                    client.output.extend_from_slice(&bytes);
-                    core.hang_up(conn);
-                }
+            if let Some(Closing::Pending(bytes)) = client.closing.replace(Closing::Sent) {
+                client.output.extend_from_slice(&bytes);
+                core.hang_up(conn);
             }
         }
     }
