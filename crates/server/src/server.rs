@@ -23,6 +23,7 @@ use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use mio::net::{TcpListener, TcpStream, UnixListener, UnixStream};
 use mio::{Events, Interest, Poll, Token, Waker};
+use streamlab_protocol::command::is;
 use streamlab_protocol::{
     encode, encode_into, parse_request, Clock, CmdError, ConnId, Delivery, ProtocolError, Reply, Session,
     VIRTUAL_EPOCH_MS,
@@ -940,10 +941,7 @@ fn route(core: &mut Core, own: Option<ConnId>, deliveries: Vec<Delivery>, own_bu
             // The size test first: it is cheap and rarely passes.
             if client.unsent() > PUBSUB_OUTPUT_LIMIT
                 && !over_limit.contains(&delivery.conn)
-                && core
-                    .session
-                    .conn(delivery.conn)
-                    .is_some_and(|c| !c.channels().is_empty() || !c.patterns().is_empty())
+                && core.session.conn(delivery.conn).is_some_and(|c| c.subscriptions() > 0)
             {
                 // Redis's hard limit for Pub/Sub clients that do not read their messages.
                 over_limit.push(delivery.conn);
@@ -970,10 +968,6 @@ fn route(core: &mut Core, own: Option<ConnId>, deliveries: Vec<Delivery>, own_bu
     }
 }
 
-fn is(arg: &[u8], word: &str) -> bool {
-    arg.eq_ignore_ascii_case(word.as_bytes())
-}
-
 /// Replies the server completes with what only it knows.
 enum Patch {
     None,
@@ -994,7 +988,7 @@ impl Settings {
         };
         let conn = session.conn(id);
         let in_multi = conn.is_some_and(|c| c.in_multi());
-        let subscribed = conn.is_some_and(|c| c.resp == 2 && (!c.channels().is_empty() || !c.patterns().is_empty()));
+        let subscribed = conn.is_some_and(|c| c.in_subscribed_context());
         let fail_multi = |session: &mut Session, reply: (Reply, Vec<Delivery>)| {
             if in_multi {
                 // The session does not know DEBUG: sending it a malformed command marks the
