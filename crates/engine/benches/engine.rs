@@ -12,6 +12,7 @@ use std::hint::black_box;
 use std::time::{Duration, Instant};
 
 use streamlab_engine::{AddId, AutoClaimOptions, RefPolicy, Stream, StreamConfig, StreamId, Trim, TrimStrategy};
+use streamlab_protocol::resp::push_decimal;
 use streamlab_protocol::{Clock, Session, VIRTUAL_EPOCH_MS};
 use streamlab_testkit::alloc::{live_bytes, Counting};
 use streamlab_testkit::rng::Rng;
@@ -25,21 +26,6 @@ const BASE_MS: u64 = VIRTUAL_EPOCH_MS as u64;
 const ADD_TARGET: f64 = 5_000_000.0;
 /// What one entry may cost in heap bytes after the XADD benchmark.
 const BYTES_TARGET: f64 = 48.0;
-
-/// Appends `n` in decimal without allocating (the buffer's capacity is reused).
-fn put_u64(buf: &mut Vec<u8>, mut n: u64) {
-    let mut digits = [0u8; 20];
-    let mut at = digits.len();
-    loop {
-        at -= 1;
-        digits[at] = b'0' + (n % 10) as u8;
-        n /= 10;
-        if n == 0 {
-            break;
-        }
-    }
-    buf.extend_from_slice(&digits[at..]);
-}
 
 /// One order event's field/value arguments, rewritten in place for each entry without
 /// allocating: the order id counts up like an odometer, the ISBN comes from a table of random
@@ -65,7 +51,7 @@ impl Orders {
         let isbns = (0..4096)
             .map(|_| {
                 let mut text = Vec::with_capacity(13);
-                put_u64(&mut text, 978_0000000000 + rng.below(10_000_000_000));
+                push_decimal(&mut text, 978_0000000000 + rng.below(10_000_000_000));
                 text.try_into().expect("13 digits")
             })
             .collect();
@@ -342,7 +328,7 @@ fn session_xadd(n: u64) {
     let start = Instant::now();
     for i in 0..n {
         id_text.clear();
-        put_u64(&mut id_text, BASE_MS + i);
+        push_decimal(&mut id_text, BASE_MS + i);
         id_text.extend_from_slice(b"-0");
         let mut args = Vec::with_capacity(11);
         args.push(b"XADD".to_vec());

@@ -167,36 +167,43 @@ impl Keyspace {
     /// Stores a value, replacing whatever was there. The key's expiry is cleared unless
     /// `keep_ttl` is set.
     pub fn set(&mut self, key: &[u8], value: Value, keep_ttl: bool) {
-        if !keep_ttl {
-            self.persist_quietly(key);
-        }
-        let replaced_stream = match self.values.get_mut(key) {
-            Some(slot) => matches!(std::mem::replace(&mut slot.value, value), Value::Stream(_)),
+        match self.values.get_mut(key) {
+            Some(slot) => {
+                if !keep_ttl {
+                    if let Some(at) = slot.expires_at.take() {
+                        self.deadlines.remove(&(at, key.to_vec()));
+                    }
+                }
+                if let Value::Stream(_) = std::mem::replace(&mut slot.value, value) {
+                    // Readers blocked on a stream that was replaced must find out.
+                    self.ready.push(key.to_vec());
+                }
+            }
             None => {
                 self.values.insert(key.to_vec(), Slot { value, expires_at: None });
-                false
             }
-        };
-        if replaced_stream {
-            // Readers blocked on a stream that was replaced must find out.
-            self.ready.push(key.to_vec());
         }
         self.touch(key);
     }
 
     /// Removes a key; returns whether it existed.
     pub fn remove(&mut self, key: &[u8]) -> bool {
-        self.persist_quietly(key);
-        match self.values.remove(key) {
-            Some(slot) => {
-                if let Value::Stream(_) = slot.value {
-                    self.ready.push(key.to_vec());
-                }
-                self.touch(key);
-                true
-            }
-            None => false,
+        let Some(slot) = self.take_slot(key) else { return false };
+        if let Some(at) = slot.expires_at {
+            self.deadlines.remove(&(at, key.to_vec()));
         }
+        true
+    }
+
+    /// Takes a key's slot out of the keyspace, recording the change and waking the readers
+    /// blocked on a stream it held. Its deadline, if any, is left for the caller to drop.
+    fn take_slot(&mut self, key: &[u8]) -> Option<Slot> {
+        let slot = self.values.remove(key)?;
+        if let Value::Stream(_) = slot.value {
+            self.ready.push(key.to_vec());
+        }
+        self.touch(key);
+        Some(slot)
     }
 
     /// Removes every key.
@@ -250,11 +257,8 @@ impl Keyspace {
     /// Removes the keys of the deadlines that `due` picks (it must pick the soonest ones).
     fn remove_expiring(&mut self, due: impl FnMut(&(i64, Vec<u8>)) -> bool) {
         for (_, key) in self.deadlines.take_while(due) {
-            // Its deadline is gone already: removing the key must not search for it.
-            if let Some(slot) = self.values.get_mut(&key) {
-                slot.expires_at = None;
-            }
-            self.remove(&key);
+            // Its deadline is gone already: only the slot is left to take.
+            self.take_slot(&key);
         }
     }
 

@@ -31,7 +31,7 @@ pub fn sort<T: Ord>(items: &mut [T]) {
 /// puts them in, equal elements in index order. A bottom-up merge sort: O(n log n)
 /// comparisons on any input (a pending-entries list can hold a hundred thousand entries),
 /// little code, and stable by construction.
-pub fn order(len: usize, compare: &mut dyn FnMut(usize, usize) -> Ordering) -> Vec<usize> {
+fn order(len: usize, compare: &mut dyn FnMut(usize, usize) -> Ordering) -> Vec<usize> {
     let mut order: Vec<usize> = (0..len).collect();
     let mut merged = vec![0; len];
     let mut width = 1;

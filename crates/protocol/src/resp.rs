@@ -224,8 +224,9 @@ pub fn encode_into(reply: &Reply, resp3: bool, out: &mut Vec<u8>) {
 }
 
 /// Appends `n` in decimal, as every length and integer on the wire is written. Replies are
-/// encoded for every command, so this avoids the formatting machinery and its allocation.
-pub(crate) fn push_decimal(out: &mut Vec<u8>, mut n: u64) {
+/// encoded for every command, so this avoids the formatting machinery and its allocation (the
+/// buffer's capacity is reused).
+pub fn push_decimal(out: &mut Vec<u8>, mut n: u64) {
     let mut digits = [0u8; 20];
     let mut start = digits.len();
     loop {

@@ -124,12 +124,15 @@ impl Conn {
         &self.patterns
     }
 
-    fn subscriptions(&self) -> usize {
+    /// How many channels and patterns the connection is subscribed to (what SUBSCRIBE and its
+    /// kin report); above zero it is a Pub/Sub client.
+    pub fn subscriptions(&self) -> usize {
         self.channels.len() + self.patterns.len()
     }
 
-    /// RESP2 connections with subscriptions accept only a few commands.
-    fn in_subscribed_context(&self) -> bool {
+    /// Whether the connection is in RESP2's subscribed context: a RESP2 connection with
+    /// subscriptions, which accepts only a few commands.
+    pub fn in_subscribed_context(&self) -> bool {
         self.resp == 2 && self.subscriptions() > 0
     }
 }
@@ -219,11 +222,6 @@ impl Session {
     /// One connection's state.
     pub fn conn(&self, id: ConnId) -> Option<&Conn> {
         self.state.conns.get(&id)
-    }
-
-    /// All connections, by id.
-    pub fn conns(&self) -> impl Iterator<Item = &Conn> {
-        self.state.conns.values()
     }
 
     /// Opens a connection.

@@ -10,7 +10,7 @@
 
 use std::path::{Path, PathBuf};
 
-use streamlab_protocol::command::server::POLICIES;
+use streamlab_protocol::command::server::{POLICIES, POLICY_ERROR};
 use streamlab_protocol::{tokenize, Profile};
 
 /// The profile a server answers as unless told otherwise: Redis 8.2, the newest server every
@@ -215,7 +215,7 @@ impl Config {
             "maxmemory-policy" => {
                 let policy = one()?.to_ascii_lowercase();
                 if !POLICIES.contains(&policy.as_str()) {
-                    return Err(fail("argument(s) must be one of the following: volatile-lru, volatile-lfu, volatile-random, volatile-ttl, allkeys-lru, allkeys-lfu, allkeys-random, noeviction"));
+                    return Err(fail(POLICY_ERROR));
                 }
                 self.maxmemory_policy = policy;
             }

@@ -23,6 +23,7 @@ use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use mio::net::{TcpListener, TcpStream, UnixListener, UnixStream};
 use mio::{Events, Interest, Poll, Token, Waker};
+use streamlab_protocol::command::is;
 use streamlab_protocol::{
     encode, encode_into, parse_request, Clock, CmdError, ConnId, Delivery, ProtocolError, Reply, Session,
     VIRTUAL_EPOCH_MS,
@@ -155,8 +156,6 @@ struct Client {
     parse_at: usize,
     /// ... or when no byte came for a `PAUSE` (the deadline, while bytes are held back).
     held_until: Option<Instant>,
-    /// Input is read (to notice the client leaving) but no longer run.
-    discarding: bool,
     /// The client is gone from the session: close once `output` is written.
     hangup: bool,
 }
@@ -256,7 +255,6 @@ impl Core {
         self.session.disconnect(id);
         if let Some(client) = self.clients.get_mut(&id) {
             client.hangup = true;
-            client.discarding = true;
             client.input = Vec::new();
         }
         self.queue_write(id);
@@ -547,9 +545,10 @@ impl EventLoop {
     }
 
     /// How long the next poll may wait: not at all while a client has unread input, else
-    /// until the next blocked read's deadline, held-back parse or accept retry.
+    /// until the next blocked read's deadline, held-back parse or accept retry. (No write is
+    /// queued here: every round ends with `write_pending`, which queues none.)
     fn timeout(&self) -> Option<Duration> {
-        if !self.core.to_read.is_empty() || !self.core.to_write.is_empty() {
+        if !self.core.to_read.is_empty() {
             return Some(Duration::ZERO);
         }
         let now = Instant::now();
@@ -631,7 +630,6 @@ impl EventLoop {
                 queued_write: false,
                 parse_at: 0,
                 held_until: None,
-                discarding: false,
                 hangup: false,
             },
         );
@@ -703,7 +701,8 @@ impl EventLoop {
             }
         }
         let Some(client) = self.core.clients.get_mut(&id) else { return };
-        if client.discarding {
+        if client.closing.is_some() {
+            // Input is read (to notice the client leaving) but no longer run.
             return;
         }
         let mut requests = std::mem::take(&mut self.requests);
@@ -794,12 +793,11 @@ impl EventLoop {
             // Nothing of this batch is sent.
             own.truncate(start);
         }
-        let blocked = self.core.blocked(id);
         let mut close = !matches!(step, Step::Go);
         if let (Some(error), Step::Go) = (error, &step) {
             let resp3 = self.core.resp3(id);
             let bytes = encode(&error.to_reply(), resp3);
-            if blocked {
+            if self.core.blocked(id) {
                 // Redis reads no further while a client is blocked: the error comes after the
                 // blocked reply.
                 if let Some(client) = self.core.clients.get_mut(&id) {
@@ -814,7 +812,6 @@ impl EventLoop {
         client.output = own;
         if client.closing.is_some() {
             // Keep reading to notice the client leaving, but run nothing more.
-            client.discarding = true;
             client.input = Vec::new();
         }
         if close {
@@ -928,7 +925,9 @@ fn parse_all(buf: &[u8], requests: &mut Vec<Vec<Vec<u8>>>) -> Parsed {
 /// reply of the command that caused them. A connection that asked to close while blocked is
 /// closed once its wait is over.
 fn route(core: &mut Core, own: Option<ConnId>, deliveries: Vec<Delivery>, own_buf: &mut Vec<u8>) {
-    let mut touched: Vec<ConnId> = Vec::new();
+    // Clients whose close waits for their blocked read to end: closed after the loop, so the
+    // close follows every delivery of this batch.
+    let mut closing: Vec<ConnId> = Vec::new();
     let mut over_limit: Vec<ConnId> = Vec::new();
     for delivery in deliveries {
         let resp3 = core.resp3(delivery.conn);
@@ -939,36 +938,34 @@ fn route(core: &mut Core, own: Option<ConnId>, deliveries: Vec<Delivery>, own_bu
                 continue;
             }
             encode_into(&delivery.reply, resp3, &mut client.output);
-            let subscriber =
-                core.session.conn(delivery.conn).is_some_and(|c| !c.channels().is_empty() || !c.patterns().is_empty());
-            if subscriber && client.unsent() > PUBSUB_OUTPUT_LIMIT && !over_limit.contains(&delivery.conn) {
+            // The size test first: it is cheap and rarely passes.
+            if client.unsent() > PUBSUB_OUTPUT_LIMIT
+                && !over_limit.contains(&delivery.conn)
+                && core.session.conn(delivery.conn).is_some_and(|c| c.subscriptions() > 0)
+            {
                 // Redis's hard limit for Pub/Sub clients that do not read their messages.
                 over_limit.push(delivery.conn);
             }
-            if !touched.contains(&delivery.conn) {
-                touched.push(delivery.conn);
+            if matches!(client.closing, Some(Closing::Pending(_))) && !closing.contains(&delivery.conn) {
+                closing.push(delivery.conn);
             }
+            core.queue_write(delivery.conn);
         }
     }
-    for conn in touched {
-        core.queue_write(conn);
-        let blocked = core.blocked(conn);
+    for conn in closing {
+        if core.blocked(conn) {
+            continue;
+        }
         if let Some(client) = core.clients.get_mut(&conn) {
-            if !blocked && matches!(client.closing, Some(Closing::Pending(_))) {
-                if let Some(Closing::Pending(bytes)) = client.closing.replace(Closing::Sent) {
-                    client.output.extend_from_slice(&bytes);
-                    core.hang_up(conn);
-                }
+            if let Some(Closing::Pending(bytes)) = client.closing.replace(Closing::Sent) {
+                client.output.extend_from_slice(&bytes);
+                core.hang_up(conn);
             }
         }
     }
     for conn in over_limit {
         core.drop_client(conn);
     }
-}
-
-fn is(arg: &[u8], word: &str) -> bool {
-    arg.eq_ignore_ascii_case(word.as_bytes())
 }
 
 /// Replies the server completes with what only it knows.
@@ -991,7 +988,7 @@ impl Settings {
         };
         let conn = session.conn(id);
         let in_multi = conn.is_some_and(|c| c.in_multi());
-        let subscribed = conn.is_some_and(|c| c.resp == 2 && (!c.channels().is_empty() || !c.patterns().is_empty()));
+        let subscribed = conn.is_some_and(|c| c.in_subscribed_context());
         let fail_multi = |session: &mut Session, reply: (Reply, Vec<Delivery>)| {
             if in_multi {
                 // The session does not know DEBUG: sending it a malformed command marks the

@@ -336,6 +336,11 @@ pub const POLICIES: &[&str] = &[
     "noeviction",
 ];
 
+/// The error for an eviction policy not in [`POLICIES`], which it lists (CONFIG SET here,
+/// `--maxmemory-policy` in the server's command line). Spelled out because a `const` cannot
+/// join strings; a test checks that it is built from `POLICIES`.
+pub const POLICY_ERROR: &str = "argument(s) must be one of the following: volatile-lru, volatile-lfu, volatile-random, volatile-ttl, allkeys-lru, allkeys-lfu, allkeys-random, noeviction";
+
 const IMMUTABLE: &str = "can't set immutable config";
 
 impl Param {
@@ -392,7 +397,7 @@ impl Param {
             Param::MaxMemoryPolicy => match POLICIES.iter().find(|p| is(value, p)) {
                 Some(&"noeviction") => Ok(Setting::Unchanged),
                 Some(_) => Err(IMMUTABLE),
-                None => Err("argument(s) must be one of the following: volatile-lru, volatile-lfu, volatile-random, volatile-ttl, allkeys-lru, allkeys-lfu, allkeys-random, noeviction"),
+                None => Err(POLICY_ERROR),
             },
             Param::Databases => Err(IMMUTABLE),
         }
@@ -952,6 +957,11 @@ mod tests {
         assert_eq!(b.db.config, StreamConfig::default());
         b.check("CONFIG SET stream-node-max-bytes 0 stream-node-max-entries 2", ok());
         assert_eq!(b.db.config, StreamConfig { node_max_entries: 2, node_max_bytes: 0 });
+    }
+
+    #[test]
+    fn the_policy_error_lists_the_policies() {
+        assert_eq!(POLICY_ERROR, format!("argument(s) must be one of the following: {}", POLICIES.join(", ")));
     }
 
     #[test]
