@@ -225,6 +225,44 @@ test('persist=local keeps the session across reloads; theme picks the colours', 
   }
 });
 
+test('a lesson widget refuses what its task turns off, typed, pasted or sent by run()', async () => {
+  const { page, context, errors } = await launch();
+  try {
+    await virtualPage(page, server.url + 'test/refuse.html', `<!doctype html><title>refuse</title>
+      <script src="../embed.js"></script>
+      <stream-lab id="refuse" mode="lesson" lesson="claim-and-xnack" loading="eager" layout="console"></stream-lab>`);
+    await page.goto(server.url + 'test/refuse.html');
+    const widget = page.locator('#refuse');
+    await widget.locator('#console-input').waitFor();
+    const notice = widget.locator('.notice');
+    // The first task turns XAUTOCLAIM and XCLAIM off; w1 holds the two pending orders.
+    await typeIn(widget, 'XAUTOCLAIM emails mailers w2 0 0-0');
+    await notice.getByText('`XAUTOCLAIM emails mailers w2 0 0-0` is turned off in this task').waitFor();
+    await typeIn(widget, 'XLEN emails');
+    await notice.waitFor({ state: 'detached' });
+    // A paste runs the lines the task allows and refuses the others.
+    await page.evaluate(() => {
+      const data = new DataTransfer();
+      data.setData('text', 'XADD emails 5-0 order 1005\nXCLAIM emails mailers w2 0 2-0');
+      const input = document.getElementById('refuse').shadowRoot.getElementById('console-input');
+      input.dispatchEvent(new ClipboardEvent('paste', { clipboardData: data, bubbles: true, cancelable: true }));
+    });
+    await notice.getByText('`XCLAIM emails mailers w2 0 2-0` is turned off in this task').waitFor();
+    // The page's run() meets the same rule, and its reply says why.
+    const refused = await page.evaluate(() => document.getElementById('refuse').run('XCLAIM emails mailers w2 0 3-0'));
+    assert.equal(refused.ok, false);
+    assert.equal(refused.reply, '(error) `XCLAIM emails mailers w2 0 3-0` is turned off in this task: reach the goal without it');
+    const [length, pending] = await page.evaluate(() => Promise.all(['XLEN emails', 'XPENDING emails mailers - + 10']
+      .map((line) => document.getElementById('refuse').run(line))));
+    assert.equal(length.reply, '(integer) 5');
+    assert.match(pending.reply, /"w1"/);
+    assert.doesNotMatch(pending.reply, /"w2"/);
+    assert.deepEqual(errors, []);
+  } finally {
+    await context.close();
+  }
+});
+
 test('broken widgets show what is wrong and the others still work', async () => {
   const { page, context, errors } = await launch();
   try {
