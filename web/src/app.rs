@@ -112,10 +112,12 @@ pub fn App() -> Html {
         });
     }
     {
-        let saved = state.lesson.as_ref().map(|run| (run.tutor.clone(), run.progress()));
+        // Keyed by the lesson's id and version, not the lesson itself: comparing a whole
+        // lesson on every render (each command, each clock tick) costs more than the save.
+        let saved = state.lesson.as_ref().map(|run| (run.tutor.id().to_owned(), run.tutor.version(), run.progress()));
         use_effect_with(saved, |saved| {
-            if let Some((tutor, progress)) = saved {
-                page::save_progress(tutor.id(), tutor.version(), progress);
+            if let Some((id, version, progress)) = saved {
+                page::save_progress(id, *version, progress);
             }
         });
     }
