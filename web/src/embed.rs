@@ -273,14 +273,17 @@ fn Embed(props: &EmbedProps) -> Html {
                 {on_action} />
         }
     };
+    // Memoized, so LessonPanel's props stay equal across renders; `shared` is the component's
+    // for its lifetime (its props are never replaced), so the callback needs no deps.
+    let on_step = {
+        let shared = shared.clone();
+        use_callback((), move |step: Step, ()| {
+            let _ = shared.lesson_step(step);
+        })
+    };
     let panel = shared.lesson.as_ref().map(|lesson| {
         let lesson = lesson.borrow();
-        let on_step = {
-            let shared = shared.clone();
-            Callback::from(move |step: Step| {
-                let _ = shared.lesson_step(step);
-            })
-        };
+        let on_step = on_step.clone();
         let host = Host { page: false, task_list: shared.options.mode == Mode::Player, goal_shown: false };
         html! {
             <LessonPanel run={lesson.clone()} commands={lesson.commands(&shared.lab.borrow())} {host} {on_step} />
