@@ -325,15 +325,20 @@ pub struct Widget {
     app: Option<AppHandle<Embed>>,
 }
 
+/// The session a state token (`getState`, the `state` option) describes.
+fn restore_token(token: &str) -> Result<Playground, JsError> {
+    SessionSpec::parse(token)
+        .map(|spec| Playground::restore(&spec))
+        .map_err(|e| JsError::new(&format!("bad state: {e}")))
+}
+
 /// Mounts a widget into `element` with options (a URL query, see `EmbedOptions::parse`);
 /// events go to `on_event(type, payload_json)`. Throws with a readable message when the options are wrong.
 #[wasm_bindgen]
 pub fn mount(element: web_sys::Element, options: &str, on_event: js_sys::Function) -> Result<Widget, JsError> {
     let options = EmbedOptions::parse(options).map_err(|e| JsError::new(&e))?;
     let lab = match &options.state {
-        Some(token) => SessionSpec::parse(token)
-            .map(|spec| Playground::restore(&spec))
-            .map_err(|e| JsError::new(&format!("bad state: {e}")))?,
+        Some(token) => restore_token(token)?,
         None => Playground::new(&options.base_spec()),
     };
     let lab = Rc::new(RefCell::new(lab));
@@ -382,10 +387,7 @@ impl Widget {
     /// Replaces the session with the one a token describes.
     #[wasm_bindgen(js_name = setState)]
     pub fn set_state(&self, token: &str) -> Result<(), JsError> {
-        let lab = SessionSpec::parse(token)
-            .map(|spec| Playground::restore(&spec))
-            .map_err(|e| JsError::new(&format!("bad state: {e}")))?;
-        *self.shared.lab.borrow_mut() = lab;
+        *self.shared.lab.borrow_mut() = restore_token(token)?;
         // Clearing the scrollback also makes the reducer re-read the session.
         self.shared.dispatch(Action::ClearConsole);
         Ok(())
