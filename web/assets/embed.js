@@ -211,8 +211,15 @@
       if (type === 'command') {
         const i = this.pending.findIndex((p) => p.input === detail.input);
         if (i >= 0) this.pending.splice(i, 1)[0].done(detail);
-        if (this.options.persist === 'local') {
-          try { localStorage.setItem(this.storageKey(), this.widget.getState()); } catch { /* storage off */ }
+        if (this.options.persist === 'local' && !this.saving) {
+          // One write per turn, however many commands it ran (a paste is one event each):
+          // the state after the last of them.
+          this.saving = true;
+          queueMicrotask(() => {
+            this.saving = false;
+            if (!this.widget) return;
+            try { localStorage.setItem(this.storageKey(), this.widget.getState()); } catch { /* storage off */ }
+          });
         }
       }
       this.host.dispatchEvent(new CustomEvent(type, { bubbles: true, composed: true, detail }));
