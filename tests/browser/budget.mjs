@@ -6,19 +6,17 @@
 //     collapsed block opened.
 // Needs dist/ (cargo xtask dist). Run: node tests/browser/budget.mjs
 import { readFile } from 'node:fs/promises';
-import { gzipSync } from 'node:zlib';
 import { loadavg, cpus } from 'node:os';
 import { join } from 'node:path';
-import { dist, serveDist, open } from './harness.mjs';
+import { dist, serveDist, open, gzipKB, budgetLine } from './harness.mjs';
 
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
-const line = (name, value, budget, unit) =>
-  console.log(`budget: ${name.padEnd(50)} ${value.toFixed(1).padStart(8)} ${unit}   (budget ${budget} ${unit}${value <= budget ? ', within' : ', OVER'})`);
+const line = (name, value, budget, unit) => budgetLine('budget', name, value, budget, unit);
 
 const wasm = await readFile(join(dist, 'streamlab_bg.wasm'));
 const js = await readFile(join(dist, 'streamlab.js'));
-const wasmGz = gzipSync(wasm, { level: 9 }).length / 1000;
-const jsGz = gzipSync(js, { level: 9 }).length / 1000;
+const wasmGz = gzipKB(wasm);
+const jsGz = gzipKB(js);
 
 const server = await serveDist();
 try {

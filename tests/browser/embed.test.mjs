@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
 import { createServer } from 'node:http';
 import { join } from 'node:path';
-import { root, serveDist, launch, screenshot } from './harness.mjs';
+import { root, serveDist, withBrowser, screenshot } from './harness.mjs';
 
 let server;
 before(async () => { server = await serveDist(); });
@@ -35,8 +35,7 @@ async function typeIn(widget, line) {
 }
 
 test('the course page: sandbox, lesson and quiz raise the events they document', async () => {
-  const { page, context, errors } = await launch();
-  try {
+  await withBrowser({}, async (page) => {
     await page.goto(server.url + 'examples/course.html');
     // Record every raw message from the frame to check the envelope itself.
     await page.evaluate(() => {
@@ -144,15 +143,11 @@ test('the course page: sandbox, lesson and quiz raise the events they document',
     }
     assert.ok(await page.locator('#events li').count() > 10, 'the page lists the events');
     await screenshot(page, 'embed-course.png');
-    assert.deepEqual(errors, []);
-  } finally {
-    await context.close();
-  }
+  });
 });
 
 test('ten widgets on one page share one download of the wasm; each has its own session', async () => {
-  const { page, context, errors } = await launch();
-  try {
+  await withBrowser({}, async (page) => {
     const fetched = [];
     page.on('request', (r) => { if (/streamlab(_bg\.wasm|\.js)$/.test(r.url())) fetched.push(new URL(r.url()).pathname); });
     const widgets = Array.from({ length: 10 }, (_, i) =>
@@ -167,15 +162,11 @@ test('ten widgets on one page share one download of the wasm; each has its own s
     const replies = await page.evaluate(async () => Promise.all([...document.querySelectorAll('stream-lab')]
       .map((w, i) => w.run(`EXISTS only${i} only${(i + 1) % 10}`).then((r) => r.reply))));
     assert.deepEqual(replies, Array(10).fill('(integer) 1'));
-    assert.deepEqual(errors, []);
-  } finally {
-    await context.close();
-  }
+  });
 });
 
 test('loading: lazy waits until the widget is near, click waits for the click', async () => {
-  const { page, context, errors } = await launch();
-  try {
+  await withBrowser({}, async (page) => {
     let wasm = 0;
     page.on('request', (r) => { if (r.url().endsWith('.wasm')) wasm++; });
     await virtualPage(page, server.url + 'test/lazy.html', `<!doctype html><title>lazy</title>
@@ -194,15 +185,11 @@ test('loading: lazy waits until the widget is near, click waits for the click', 
     await page.locator('#lazy').scrollIntoViewIfNeeded();
     await page.locator('#lazy').locator('#console-input').waitFor();
     assert.equal(wasm, 1, 'the second widget reuses the download');
-    assert.deepEqual(errors, []);
-  } finally {
-    await context.close();
-  }
+  });
 });
 
 test('persist=local keeps the session across reloads; theme picks the colours', async () => {
-  const { page, context, errors } = await launch();
-  try {
+  await withBrowser({}, async (page) => {
     await virtualPage(page, server.url + 'test/keep.html', `<!doctype html><title>keep</title>
       <script src="../embed.js"></script>
       <stream-lab id="keep" persist="local" theme="dark" loading="eager" layout="console"></stream-lab>
@@ -219,15 +206,45 @@ test('persist=local keeps the session across reloads; theme picks the colours', 
     const colours = await page.evaluate(() => ['keep', 'plain'].map((id) =>
       getComputedStyle(document.getElementById(id)).getPropertyValue('--bg').trim()));
     assert.deepEqual(colours, ['#14161a', '#f7f7f5']);
-    assert.deepEqual(errors, []);
-  } finally {
-    await context.close();
-  }
+  });
+});
+
+test('a lesson widget refuses what its task turns off, typed, pasted or sent by run()', async () => {
+  await withBrowser({}, async (page) => {
+    await virtualPage(page, server.url + 'test/refuse.html', `<!doctype html><title>refuse</title>
+      <script src="../embed.js"></script>
+      <stream-lab id="refuse" mode="lesson" lesson="claim-and-xnack" loading="eager" layout="console"></stream-lab>`);
+    await page.goto(server.url + 'test/refuse.html');
+    const widget = page.locator('#refuse');
+    await widget.locator('#console-input').waitFor();
+    const notice = widget.locator('.notice');
+    // The first task turns XAUTOCLAIM and XCLAIM off; w1 holds the two pending orders.
+    await typeIn(widget, 'XAUTOCLAIM emails mailers w2 0 0-0');
+    await notice.getByText('`XAUTOCLAIM emails mailers w2 0 0-0` is turned off in this task').waitFor();
+    await typeIn(widget, 'XLEN emails');
+    await notice.waitFor({ state: 'detached' });
+    // A paste runs the lines the task allows and refuses the others.
+    await page.evaluate(() => {
+      const data = new DataTransfer();
+      data.setData('text', 'XADD emails 5-0 order 1005\nXCLAIM emails mailers w2 0 2-0');
+      const input = document.getElementById('refuse').shadowRoot.getElementById('console-input');
+      input.dispatchEvent(new ClipboardEvent('paste', { clipboardData: data, bubbles: true, cancelable: true }));
+    });
+    await notice.getByText('`XCLAIM emails mailers w2 0 2-0` is turned off in this task').waitFor();
+    // The page's run() meets the same rule, and its reply says why.
+    const refused = await page.evaluate(() => document.getElementById('refuse').run('XCLAIM emails mailers w2 0 3-0'));
+    assert.equal(refused.ok, false);
+    assert.equal(refused.reply, '(error) `XCLAIM emails mailers w2 0 3-0` is turned off in this task: reach the goal without it');
+    const [length, pending] = await page.evaluate(() => Promise.all(['XLEN emails', 'XPENDING emails mailers - + 10']
+      .map((line) => document.getElementById('refuse').run(line))));
+    assert.equal(length.reply, '(integer) 5');
+    assert.match(pending.reply, /"w1"/);
+    assert.doesNotMatch(pending.reply, /"w2"/);
+  });
 });
 
 test('broken widgets show what is wrong and the others still work', async () => {
-  const { page, context, errors } = await launch();
-  try {
+  await withBrowser({}, async (page) => {
     await page.route(server.url + 'test/broken.toml', (route) => route.fulfill({ body: 'id = "broken"\nversion = "one"\n' }));
     await virtualPage(page, server.url + 'test/broken.html', `<!doctype html><title>broken</title>
       <script src="../embed.js"></script>
@@ -260,15 +277,11 @@ title = "<img src=x onerror=alert(1)>"
     const reply = await page.evaluate(() => document.getElementById('good').run('XLEN s'));
     assert.equal(reply.reply, '(integer) 1');
     await screenshot(page, 'embed-broken.png');
-    assert.deepEqual(errors, []);
-  } finally {
-    await context.close();
-  }
+  });
 });
 
 test('an iframe ignores calls from another origin and posts nothing to it', async () => {
-  const { page, context, errors } = await launch();
-  try {
+  await withBrowser({ ignore: /postMessage/ }, async (page) => {
     // A second server (another port, so another origin) serves the host page; a routed page
     // would count as public and be refused the loopback frame.
     const frameOrigin = new URL(server.url).origin;
@@ -290,10 +303,7 @@ test('an iframe ignores calls from another origin and posts nothing to it', asyn
     assert.deepEqual(await page.evaluate(() => window.got), [], 'events go only to the origin the frame was given');
     const inFrame = page.frames().find((f) => f.url().includes('embed.html'));
     assert.equal(await inFrame.evaluate(() => document.getElementById('widget').shadowRoot.textContent.includes('hacked')), false);
-    assert.deepEqual(errors.filter((e) => !/postMessage/.test(e)), []);
-  } finally {
-    await context.close();
-  }
+  });
 });
 
 test("README's three snippets work pasted into a blank page", async () => {
@@ -303,8 +313,7 @@ test("README's three snippets work pasted into a blank page", async () => {
     assert.ok(found, `README has the ${name} snippet`);
     return found[1].replaceAll('https://streamlab.example/', server.url);
   };
-  const { page, context, errors } = await launch();
-  try {
+  await withBrowser({}, async (page) => {
     const origin = new URL(server.url).origin;
     // The tag.
     await virtualPage(page, server.url + 'test/tag.html', `<!doctype html><title>tag</title>\n${snippet('embed-tag')}`);
@@ -332,8 +341,5 @@ test("README's three snippets work pasted into a blank page", async () => {
     await page.waitForTimeout(300);
     assert.ok(logs.includes('(integer) 1'), logs.join('\n'));
     assert.ok(logs.includes('XLEN jobs → (integer) 1'), logs.join('\n'));
-    assert.deepEqual(errors, []);
-  } finally {
-    await context.close();
-  }
+  });
 });

@@ -1,6 +1,7 @@
 // Shared by the browser tests and the budget script: serves dist/ on a loopback port and
 // starts Debian's headless Chromium through playwright-core.
 import { createServer } from 'node:http';
+import { gzipSync } from 'node:zlib';
 import { readFile, mkdtemp, mkdir } from 'node:fs/promises';
 import { existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -126,15 +127,36 @@ export async function screenshot(page, name, { fullPage = true } = {}) {
   return path;
 }
 
-/** Runs the page test `body` in a fresh browser profile, closing it whatever happens. */
-export async function withPage(url, options, body) {
-  const { page, context, errors } = await open(url, options);
+/**
+ * Runs `body(page)` in the browser `started` opened, then checks the page logged no errors
+ * (but those `ignore` matches: failures a test causes on purpose), closing the browser
+ * whatever happens.
+ */
+async function closing({ page, context, errors }, ignore, body) {
   try {
     await body(page);
-    assert.deepEqual(errors, [], 'no errors in the page');
+    assert.deepEqual(errors.filter((e) => !ignore?.test(e)), [], 'no errors in the page');
   } finally {
     await context.close();
   }
+}
+
+/** Runs the test `body(page)` in a fresh browser (see `launch`) on a blank page. */
+export async function withBrowser({ ignore, ...options }, body) {
+  await closing(await launch(options), ignore, body);
+}
+
+/** Runs the page test `body(page)` in a fresh browser with the playground open (see `open`). */
+export async function withPage(url, { ignore, ...options }, body) {
+  await closing(await open(url, options), ignore, body);
+}
+
+/** A file's size gzipped (level 9), in KB. */
+export const gzipKB = (bytes) => gzipSync(bytes, { level: 9 }).length / 1000;
+
+/** Prints a measurement beside its budget (information in CI output, not a test). */
+export function budgetLine(label, name, value, budget, unit) {
+  console.log(`${label}: ${name.padEnd(50)} ${value.toFixed(1).padStart(8)} ${unit}   (budget ${budget} ${unit}${value <= budget ? ', within' : ', OVER'})`);
 }
 
 /** Types each line into the console. */

@@ -6,23 +6,14 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { serveDist, open, type, lastEntry, screenshot, root, axe } from './harness.mjs';
+import { serveDist, withPage as withPageAt, type, lastEntry, screenshot, root, axe } from './harness.mjs';
 
 let server;
 before(async () => { server = await serveDist(); });
 after(async () => { await server?.close(); });
 
-async function withPage(options, body) {
-  const { page, context, errors } = await open(server.url + (options.search ?? ''), options);
-  try {
-    await body(page);
-    // A fetch that fails on purpose is reported by the browser, and only that.
-    const unexpected = errors.filter((e) => !(options.expect404 && /status of 404/.test(e)));
-    assert.deepEqual(unexpected, [], 'no errors in the page');
-  } finally {
-    await context.close();
-  }
-}
+// The lessons' address is the page's search (`?lesson=...`).
+const withPage = ({ search = '', ...options }, body) => withPageAt(server.url + search, options, body);
 
 /** Each task's reference solution as written in the lesson file (empty for quizzes). */
 async function solutions(id) {
@@ -249,7 +240,7 @@ test('lessons load from a URL or a pasted file, validated first, errors with lin
     await page.waitForSelector('.lesson .task');
     assert.match(await page.locator('#lesson-title').innerText(), /Poison messages/);
   });
-  await withPage({ search: '?lesson=' + encodeURIComponent('lessons/missing.toml'), expect404: true }, async (page) => {
+  await withPage({ search: '?lesson=' + encodeURIComponent('lessons/missing.toml'), ignore: /status of 404/ }, async (page) => {
     await page.waitForSelector('.problems');
     assert.match(await page.locator('.problems').innerText(), /HTTP 404/);
   });

@@ -2,13 +2,11 @@
 // information like budget.mjs's; evaluated code fails the run). Needs dist/ (cargo xtask dist).
 // Run: node tests/browser/sizes.mjs
 import { readFile } from 'node:fs/promises';
-import { gzipSync } from 'node:zlib';
 import { join } from 'node:path';
-import { dist } from './harness.mjs';
+import { dist, gzipKB, budgetLine } from './harness.mjs';
 
-const gz = async (file) => gzipSync(await readFile(join(dist, file)), { level: 9 }).length / 1000;
-const line = (name, value, budget) =>
-  console.log(`size: ${name.padEnd(40)} ${value.toFixed(1).padStart(7)} KB gzipped   (budget ${budget} KB${value <= budget ? ', within' : ', OVER'})`);
+const gz = async (file) => gzipKB(await readFile(join(dist, file)));
+const line = (name, value, budget) => budgetLine('size', `${name}, gzipped`, value, budget, 'KB');
 
 // The app's wasm and JS glue are budget.mjs's to report.
 const embed = await gz('embed.js');

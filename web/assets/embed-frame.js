@@ -19,7 +19,8 @@
   if (raw.loading === undefined) raw.loading = 'eager';
   const element = document.getElementById('widget');
   const EVENTS = ['ready', 'command', 'check', 'task-complete', 'quiz-answer', 'progress', 'lesson-complete', 'resize', 'error'];
-  const METHODS = ['run', 'reset', 'undo', 'redo', 'getState', 'setState', 'exportScript', 'check'];
+  // embed.js (loaded before this script, see embed.html) keeps the one list.
+  const METHODS = window.StreamLab.methods;
   const post = (type, payload) => {
     if (origin && window.parent !== window) window.parent.postMessage({ source: 'stream-lab', v: 1, type, payload }, origin);
   };

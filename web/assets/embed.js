@@ -21,6 +21,8 @@
   const TEXTS = ['lesson', 'profile', 'state', 'key'];
   const KNOWN = [...Object.keys(CHOICES), ...FLAGS, ...TEXTS, 'setup', 'height'];
   const LESSON_MODES = ['lesson', 'quiz', 'player'];
+  // The widget's methods, on the element and (through embed-frame.js) by message to a frame.
+  const METHODS = Object.freeze(['run', 'reset', 'undo', 'redo', 'getState', 'setState', 'exportScript', 'check']);
 
   let engine = null;
   /** The app's module, imported and instantiated once for the whole page. */
@@ -209,8 +211,15 @@
       if (type === 'command') {
         const i = this.pending.findIndex((p) => p.input === detail.input);
         if (i >= 0) this.pending.splice(i, 1)[0].done(detail);
-        if (this.options.persist === 'local') {
-          try { localStorage.setItem(this.storageKey(), this.widget.getState()); } catch { /* storage off */ }
+        if (this.options.persist === 'local' && !this.saving) {
+          // One write per turn, however many commands it ran (a paste is one event each):
+          // the state after the last of them.
+          this.saving = true;
+          queueMicrotask(() => {
+            this.saving = false;
+            if (!this.widget) return;
+            try { localStorage.setItem(this.storageKey(), this.widget.getState()); } catch { /* storage off */ }
+          });
         }
       }
       this.host.dispatchEvent(new CustomEvent(type, { bubbles: true, composed: true, detail }));
@@ -298,7 +307,7 @@
       if (widget) widget.destroy();
     }
   }
-  for (const method of ['run', 'reset', 'undo', 'redo', 'getState', 'setState', 'exportScript', 'check']) {
+  for (const method of METHODS) {
     StreamLabElement.prototype[method] = function (...args) {
       const widget = widgets.get(this);
       if (!widget) return Promise.reject(new Error('this <stream-lab> is not connected'));
@@ -310,6 +319,6 @@
     if (widget) widget.destroy();
   };
 
-  window.StreamLab = Object.freeze({ create, version: 1, normalise: (raw) => normalise(raw) });
+  window.StreamLab = Object.freeze({ create, version: 1, methods: METHODS, normalise: (raw) => normalise(raw) });
   if (!customElements.get('stream-lab')) customElements.define('stream-lab', StreamLabElement);
 })();

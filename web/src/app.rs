@@ -67,16 +67,15 @@ pub fn App() -> Html {
     let url_problems = use_state(|| None::<String>);
 
     // Plays a lesson in the variant its saved progress's attempt picks.
-    let open_lesson = {
-        let dispatch = dispatch.clone();
-        let show_list = show_list.clone();
-        Callback::from(move |tutor: Rc<Tutor>| {
+    // Memoized (the dispatcher and the setter never change), so LessonList's props stay equal.
+    let open_lesson =
+        use_callback((dispatch.clone(), show_list.setter()), |tutor: Rc<Tutor>, (dispatch, show_list)| {
             let progress = page::load_progress(tutor.id(), tutor.version());
             let tutor = Rc::new(tutor.attempt(progress.attempt));
             dispatch.emit(Action::OpenLesson(tutor, progress));
             show_list.set(false);
-        })
-    };
+        });
+    let close_list = use_callback(show_list.setter(), |_: (), show_list| show_list.set(false));
     {
         // Fetch the lessons once; `?lesson=ID` opens one of them, `?lesson=URL` loads one from
         // elsewhere (validated first; its problems show on the list).
@@ -112,10 +111,12 @@ pub fn App() -> Html {
         });
     }
     {
-        let saved = state.lesson.as_ref().map(|run| (run.tutor.clone(), run.progress()));
+        // Keyed by the lesson's id and version, not the lesson itself: comparing a whole
+        // lesson on every render (each command, each clock tick) costs more than the save.
+        let saved = state.lesson.as_ref().map(|run| (run.tutor.id().to_owned(), run.tutor.version(), run.progress()));
         use_effect_with(saved, |saved| {
-            if let Some((tutor, progress)) = saved {
-                page::save_progress(tutor.id(), tutor.version(), progress);
+            if let Some((id, version, progress)) = saved {
+                page::save_progress(id, *version, progress);
             }
         });
     }
@@ -200,17 +201,16 @@ pub fn App() -> Html {
         Callback::from(move |_: MouseEvent| dispatch.emit(action.clone()))
     };
     // The lesson panel's steps: the page's own ones here, the run's through the reducer.
-    let on_step = {
-        let (dispatch, show_list) = (dispatch.clone(), show_list.clone());
-        Callback::from(move |step: Step| match step {
+    // Memoized, so LessonPanel's props stay equal across clock ticks.
+    let on_step =
+        use_callback((dispatch.clone(), show_list.setter()), |step: Step, (dispatch, show_list)| match step {
             Step::List => show_list.set(true),
             Step::Run(line) => dispatch.emit(Action::Run(line)),
             Step::Goal(show) => dispatch.emit(Action::ShowGoal(show)),
             Step::StartOver => dispatch.emit(Action::StartOver),
             Step::Sandbox => dispatch.emit(Action::Sandbox),
             step => dispatch.emit(Action::Lesson(step)),
-        })
-    };
+        });
     let panel_body = match *panel {
         Some("share") => {
             let url = page::url_with(&state.lab.borrow().spec().to_fragment());
@@ -278,7 +278,7 @@ pub fn App() -> Html {
         if *show_list {
             <LessonList catalog={(*catalog).clone()} error={(*catalog_error).clone()} problems={(*url_problems).clone()}
                 on_open={open_lesson.clone()}
-                on_close={{ let show_list = show_list.clone(); Callback::from(move |_| show_list.set(false)) }} />
+                on_close={close_list} />
         } else {
         <main class={classes!("layout", state.lesson.is_some().then_some("with-lesson"))}>
             if let Some(run) = &state.lesson {

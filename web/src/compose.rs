@@ -198,21 +198,21 @@ pub struct ComposeProps {
 
 #[component]
 pub fn Compose(props: &ComposeProps) -> Html {
-    let chip = |label: &str, line: String, class: &'static str| {
+    let chip = |label: &str, line: String| {
         let on_edit = props.on_edit.clone();
-        html! { <button type="button" class={classes!("chip", class)} onclick={move |_| on_edit.emit(line.clone())}>{label.to_owned()}</button> }
+        html! { <button type="button" class="chip" onclick={move |_| on_edit.emit(line.clone())}>{label.to_owned()}</button> }
     };
     if !props.touch {
         return html! {
             <div class="palette" role="group" aria-label="Command templates">
-                { for TEMPLATES.iter().map(|(label, template)| chip(label, (*template).to_owned(), "")) }
+                { for TEMPLATES.iter().map(|(label, template)| chip(label, (*template).to_owned())) }
             </div>
         };
     }
     let line = &props.line;
     let hint = syntax_hint(line).unwrap_or_default();
     let sections = suggest(line, &props.snapshot).into_iter().enumerate().map(|(i, (kind, words))| {
-        let chips = |words: &[String]| words.iter().map(|w| chip(w, insert(line, w), "")).collect::<Html>();
+        let chips = |words: &[String]| words.iter().map(|w| chip(w, insert(line, w))).collect::<Html>();
         let body = if kind == Kind::Commands {
             // Stream commands first; the rest behind a disclosure.
             let (streams, others): (Vec<String>, Vec<String>) = words.into_iter().partition(|w| w.starts_with('X'));
@@ -240,8 +240,8 @@ pub fn Compose(props: &ComposeProps) -> Html {
         <section class="compose" aria-label="Compose a command by tapping">
             <div class="compose-bar">
                 <button type="button" class="primary run" disabled={empty} onclick={move |_| on_run.emit(())}>{"Run ⏎"}</button>
-                {chip("⌫ word", drop_word(line), "edit")}
-                {chip("Clear", String::new(), "edit")}
+                {chip("⌫ word", drop_word(line))}
+                {chip("Clear", String::new())}
                 <span class="compose-hint">{ if hint.trim().is_empty() { "tap words to build a command".to_owned() } else { format!("next:{hint}") } }</span>
             </div>
             { for sections }

@@ -12,7 +12,7 @@ use std::rc::Rc;
 use streamlab_wasm::embed::{CommandEvent, EmbedOptions, ErrorEvent, Layout, Mode, ReadyEvent};
 use streamlab_wasm::json;
 use streamlab_wasm::lesson::{describe, Progress, Tutor};
-use streamlab_wasm::{Playground, SessionSpec};
+use streamlab_wasm::{OutputView, Playground, SessionSpec};
 use wasm_bindgen::prelude::*;
 use yew::prelude::*;
 use yew::AppHandle;
@@ -44,9 +44,57 @@ impl Shared {
         let _ = self.on_event.call2(&JsValue::NULL, &JsValue::from_str(kind), &JsValue::from_str(payload));
     }
 
+    /// Passes an action to the reducer. In a lesson the lines the task turns off are refused
+    /// here, so a typed line, a paste and the page's `run()` all meet the rule: the panel says
+    /// why, and the refused line's `command` event carries the refusal (so `run()` resolves).
     fn dispatch(&self, action: Action) {
+        let action = match (&self.lesson, action) {
+            (Some(lesson), Action::Run(line)) => {
+                let refused = self.refuse(lesson, &line);
+                lesson.borrow_mut().notice = refused.clone();
+                if refused.is_some() {
+                    self.redraw();
+                    return;
+                }
+                Action::Run(line)
+            }
+            (Some(lesson), Action::RunAll(lines)) => {
+                let mut refused = None;
+                let lines = lines
+                    .into_iter()
+                    .filter(|line| match line.trim().is_empty() {
+                        true => true,
+                        false => self.refuse(lesson, line).map(|why| refused = Some(why)).is_none(),
+                    })
+                    .collect();
+                let notice_shown = refused.is_some();
+                lesson.borrow_mut().notice = refused;
+                if notice_shown {
+                    self.redraw();
+                }
+                Action::RunAll(lines)
+            }
+            (_, action) => action,
+        };
         if let Some(dispatch) = self.dispatch.borrow().as_ref() {
             dispatch.emit(action);
+        }
+    }
+
+    /// Why the lesson's current task refuses `line`, after raising the refused line's
+    /// `command` event; `None` when it may run. No borrow is held while the page's listener
+    /// runs (it may call the widget back).
+    fn refuse(&self, lesson: &RefCell<LessonRun>, line: &str) -> Option<String> {
+        let refusal = lesson.borrow().refusal(line)?;
+        let conn = self.lab.borrow().snapshot().current.clone();
+        let output = [OutputView { to: None, text: refusal.clone(), kind: "error" }];
+        self.emit("command", &json(&CommandEvent::new(line, &conn, &output, false)));
+        Some(refusal)
+    }
+
+    fn redraw(&self) {
+        if let Some(redraw) = self.redraw.borrow().as_ref() {
+            redraw.emit(());
         }
     }
 
@@ -80,9 +128,7 @@ impl Shared {
             // A new task's session: the reducer re-reads it, with an empty scrollback.
             self.dispatch(Action::ClearConsole);
         }
-        if let Some(redraw) = self.redraw.borrow().as_ref() {
-            redraw.emit(());
-        }
+        self.redraw();
         match result {
             Ok(events) => {
                 for (kind, payload) in events {
@@ -214,36 +260,27 @@ fn Embed(props: &EmbedProps) -> Html {
             </section>
         }
     } else {
-        // In a lesson, commands the task turns off are refused before they run.
+        // Through `Shared::dispatch`, which refuses what the lesson's task turns off.
         let on_action = {
             let shared = shared.clone();
-            Callback::from(move |action: Action| {
-                if let (Some(lesson), Action::Run(line)) = (&shared.lesson, &action) {
-                    let refusal = lesson.borrow().refusal(line);
-                    lesson.borrow_mut().notice = refusal.clone();
-                    if refusal.is_some() {
-                        if let Some(redraw) = shared.redraw.borrow().as_ref() {
-                            redraw.emit(());
-                        }
-                        return;
-                    }
-                }
-                shared.dispatch(action);
-            })
+            Callback::from(move |action: Action| shared.dispatch(action))
         };
         html! {
             <Console snapshot={state.snapshot.clone()} log={state.log.clone()} history={state.history.clone()}
                 {on_action} />
         }
     };
+    // Memoized, so LessonPanel's props stay equal across renders; `shared` is the component's
+    // for its lifetime (its props are never replaced), so the callback needs no deps.
+    let on_step = {
+        let shared = shared.clone();
+        use_callback((), move |step: Step, ()| {
+            let _ = shared.lesson_step(step);
+        })
+    };
     let panel = shared.lesson.as_ref().map(|lesson| {
         let lesson = lesson.borrow();
-        let on_step = {
-            let shared = shared.clone();
-            Callback::from(move |step: Step| {
-                let _ = shared.lesson_step(step);
-            })
-        };
+        let on_step = on_step.clone();
         let host = Host { page: false, task_list: shared.options.mode == Mode::Player, goal_shown: false };
         html! {
             <LessonPanel run={lesson.clone()} commands={lesson.commands(&shared.lab.borrow())} {host} {on_step} />
@@ -285,15 +322,20 @@ pub struct Widget {
     app: Option<AppHandle<Embed>>,
 }
 
+/// The session a state token (`getState`, the `state` option) describes.
+fn restore_token(token: &str) -> Result<Playground, JsError> {
+    SessionSpec::parse(token)
+        .map(|spec| Playground::restore(&spec))
+        .map_err(|e| JsError::new(&format!("bad state: {e}")))
+}
+
 /// Mounts a widget into `element` with options (a URL query, see `EmbedOptions::parse`);
 /// events go to `on_event(type, payload_json)`. Throws with a readable message when the options are wrong.
 #[wasm_bindgen]
 pub fn mount(element: web_sys::Element, options: &str, on_event: js_sys::Function) -> Result<Widget, JsError> {
     let options = EmbedOptions::parse(options).map_err(|e| JsError::new(&e))?;
     let lab = match &options.state {
-        Some(token) => SessionSpec::parse(token)
-            .map(|spec| Playground::restore(&spec))
-            .map_err(|e| JsError::new(&format!("bad state: {e}")))?,
+        Some(token) => restore_token(token)?,
         None => Playground::new(&options.base_spec()),
     };
     let lab = Rc::new(RefCell::new(lab));
@@ -342,10 +384,7 @@ impl Widget {
     /// Replaces the session with the one a token describes.
     #[wasm_bindgen(js_name = setState)]
     pub fn set_state(&self, token: &str) -> Result<(), JsError> {
-        let lab = SessionSpec::parse(token)
-            .map(|spec| Playground::restore(&spec))
-            .map_err(|e| JsError::new(&format!("bad state: {e}")))?;
-        *self.shared.lab.borrow_mut() = lab;
+        *self.shared.lab.borrow_mut() = restore_token(token)?;
         // Clearing the scrollback also makes the reducer re-read the session.
         self.shared.dispatch(Action::ClearConsole);
         Ok(())

@@ -5,6 +5,7 @@
 
 use std::collections::{HashMap, HashSet};
 
+use streamlab_engine::{IdMode, StreamId};
 use streamlab_wasm::view::{NodeView, PendingView, RailItem, SnapshotView, StreamView};
 use wasm_bindgen::JsCast;
 use wasm_bindgen::JsValue;
@@ -32,10 +33,10 @@ pub struct Motion {
     pub acked: HashMap<String, Vec<PendingView>>,
 }
 
-/// An id's text as a number pair, for ordering (`1-0` < `10-0`).
-pub fn id_order(id: &str) -> (u64, u64) {
-    let (ms, seq) = id.split_once('-').unwrap_or((id, "0"));
-    (ms.parse().unwrap_or(0), seq.parse().unwrap_or(0))
+/// An id's text as the engine's id, for ordering (`1-0` < `10-0`). The views' ids are always
+/// valid strict ids; anything else would order first.
+pub fn id_order(id: &str) -> StreamId {
+    StreamId::parse(id.as_bytes(), IdMode::Strict, 0).unwrap_or_default()
 }
 
 /// The drawn entries of a rail: id → tombstone.
@@ -65,7 +66,7 @@ fn on_rail(stream: &StreamView, drawn: &HashMap<&str, bool>, id: &str) -> bool {
 struct Listed<'a> {
     cards: HashMap<&'a str, (&'a str, &'a PendingView)>,
     /// Per consumer, the last id listed when its list is cut at the cap.
-    cut: HashMap<&'a str, (u64, u64)>,
+    cut: HashMap<&'a str, StreamId>,
 }
 
 fn listed<'a>(stream: &'a StreamView, group: &str) -> Option<Listed<'a>> {
@@ -75,7 +76,7 @@ fn listed<'a>(stream: &'a StreamView, group: &str) -> Option<Listed<'a>> {
     for consumer in &group.consumers {
         cards.extend(consumer.pending.iter().map(|p| (p.id.as_str(), (consumer.name.as_str(), p))));
         if consumer.pending.len() < consumer.pending_count {
-            cut.insert(consumer.name.as_str(), consumer.pending.last().map_or((0, 0), |p| id_order(&p.id)));
+            cut.insert(consumer.name.as_str(), consumer.pending.last().map_or(StreamId::MIN, |p| id_order(&p.id)));
         }
     }
     Some(Listed { cards, cut })
@@ -349,7 +350,7 @@ mod tests {
         let moved = motion(&before, p.snapshot());
         assert!(moved.left.is_empty(), "{:?}", moved.left.keys());
         assert_eq!(moved.added.len(), 1);
-        assert_eq!(id_order("10-2"), (10, 2));
+        assert_eq!(id_order("10-2"), StreamId::new(10, 2));
         assert!(id_order("9-0") < id_order("10-0"));
     }
 }

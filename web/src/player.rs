@@ -5,6 +5,7 @@
 //! own buttons when the host is the page. It draws a [`LessonRun`] and speaks in [`Step`]s;
 //! the host performs them (the page through its reducer, the embed with its events).
 
+use streamlab_wasm::diff::plural;
 use streamlab_wasm::embed::SolutionPolicy;
 use streamlab_wasm::lesson::{Prediction, TaskKindView};
 use web_sys::HtmlTextAreaElement;
@@ -34,10 +35,6 @@ pub struct LessonPanelProps {
     pub host: Host,
     /// Steps for the host to perform.
     pub on_step: Callback<Step>,
-}
-
-fn plural(n: usize, one: &str) -> String {
-    format!("{n} {one}{}", if n == 1 { "" } else { "s" })
 }
 
 /// The lesson beside the console.
@@ -187,7 +184,7 @@ fn reach_state(
         <div class="check-result" role="status" aria-live="polite">
             if let Some(check) = &current.check {
                 if check.passed {
-                    <p class="pass">{format!("✓ Goal reached in {} (par {}).", plural(check.commands, "command"), check.par)}</p>
+                    <p class="pass">{format!("✓ Goal reached in {} (par {}).", plural(check.commands as u64, "command"), check.par)}</p>
                 } else {
                     <div class="fail">
                         <p>{"Not yet:"}</p>

@@ -1,6 +1,7 @@
 //! The header's profile select: which server the session answers as. Choosing one runs
 //! `:profile NAME` on the console, a fresh session, after asking when there is history to lose.
 
+use streamlab_wasm::diff::plural;
 use streamlab_wasm::Profile;
 use yew::prelude::*;
 
@@ -35,8 +36,8 @@ pub fn ProfileSelect(props: &ProfileSelectProps) -> Html {
             let select: web_sys::HtmlSelectElement = e.target_unchecked_into();
             let Ok(profile) = select.value().parse::<Profile>() else { return };
             let question = format!(
-                "Start a fresh session answering as {profile}? The {steps} step{} of this session will be dropped.",
-                if steps == 1 { "" } else { "s" }
+                "Start a fresh session answering as {profile}? The {} of this session will be dropped.",
+                plural(steps as u64, "step")
             );
             if steps == 0 || gloo::utils::window().confirm_with_message(&question).unwrap_or(false) {
                 on_action.emit(Action::Run(format!(":profile {profile}")));

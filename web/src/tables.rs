@@ -26,23 +26,31 @@ fn table(caption: &'static str, columns: &[&'static str], rows: Html) -> Html {
     }
 }
 
-/// A row of text cells; the one at `heading` heads the row (`<th scope="row">`).
-fn row(heading: usize, cells: Vec<String>) -> Html {
-    let cells = cells.into_iter().enumerate().map(|(at, text)| {
-        if at == heading {
-            html! { <th scope="row">{text}</th> }
-        } else {
-            html! { <td>{text}</td> }
-        }
-    });
-    html! { <tr>{ for cells }</tr> }
+/// A row's text cells; the one at `heading` heads the row (`<th scope="row">`).
+fn cells(heading: usize, texts: Vec<String>) -> Html {
+    texts
+        .into_iter()
+        .enumerate()
+        .map(|(at, text)| {
+            if at == heading {
+                html! { <th scope="row">{text}</th> }
+            } else {
+                html! { <td>{text}</td> }
+            }
+        })
+        .collect()
+}
+
+/// A row of text cells (see [`cells`]).
+fn row(heading: usize, texts: Vec<String>) -> Html {
+    html! { <tr>{cells(heading, texts)}</tr> }
 }
 
 #[component]
 pub fn Tables(props: &TablesProps) -> Html {
     let s = &props.snapshot;
     let streams = s.streams.iter().map(|st| {
-        let mut html = row(
+        let cells = cells(
             0,
             vec![
                 st.key.clone(),
@@ -55,15 +63,8 @@ pub fn Tables(props: &TablesProps) -> Html {
                 st.tombstones.to_string(),
             ],
         );
-        // Keyed by the stream, as the pictures are (the row was just made: its tag is not
-        // shared yet).
-        if let Some(tag) = match &mut html {
-            Html::VTag(tag) => Rc::get_mut(tag),
-            _ => None,
-        } {
-            tag.key = Some(st.key.as_str().into());
-        }
-        html
+        // Keyed by the stream, as the pictures are.
+        html! { <tr key={st.key.clone()}>{cells}</tr> }
     });
     let entries = s.streams.iter().flat_map(|st| {
         st.rail.iter().flat_map(move |item| match item {

@@ -127,12 +127,12 @@ fn dist() -> Result<PathBuf, String> {
         std::fs::remove_dir_all(&out).map_err(|e| format!("{}: {e}", out.display()))?;
     }
     bindgen(&built.join("streamlab-web.wasm"), &out, "streamlab", false)?;
-    copy_dir(&root().join("web/assets"), &out)?;
-    copy_dir(&root().join("web/examples"), &out.join("examples"))?;
-    copy_lessons(&out.join("lessons"))?;
+    copy_dir(&root().join("web/assets"), &out, &everything)?;
+    copy_dir(&root().join("web/examples"), &out.join("examples"), &everything)?;
+    copy_dir(&root().join("lessons"), &out.join("lessons"), &lesson_file)?;
     let grader = out.join("grader");
     bindgen(&built.join("streamlab_grader.wasm"), &grader, "streamlab_grader", true)?;
-    copy_dir(&root().join("crates/grader/js"), &grader)?;
+    copy_dir(&root().join("crates/grader/js"), &grader, &everything)?;
     let size = std::fs::metadata(out.join("streamlab_bg.wasm")).map(|m| m.len()).unwrap_or(0);
     eprintln!("==> dist/ ready ({} KiB of app wasm before compression)", size / 1024);
     Ok(out)
@@ -155,33 +155,35 @@ fn bindgen(wasm: &Path, out: &Path, name: &str, typescript: bool) -> Result<(), 
         .map_err(|e| format!("wasm-bindgen: {e:#}"))
 }
 
-/// Copies the lesson files (`lessons/*.toml`) into `out`: the player and widgets fetch them
-/// (not compiled in: the wasm stays small and a lesson edit needs no rebuild); their golden
-/// traces stay behind.
-fn copy_lessons(out: &Path) -> Result<(), String> {
-    std::fs::create_dir_all(out).map_err(|e| format!("{}: {e}", out.display()))?;
-    let dir = root().join("lessons");
-    let files = std::fs::read_dir(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
-    for path in files.filter_map(|f| f.ok().map(|f| f.path())).filter(|p| p.extension().is_some_and(|e| e == "toml")) {
-        let name = path.file_name().expect("a file has a name");
-        std::fs::copy(&path, out.join(name)).map_err(|e| format!("{}: {e}", path.display()))?;
-    }
-    Ok(())
-}
-
-/// Copies a directory's files and subdirectories into `out`.
-fn copy_dir(from: &Path, out: &Path) -> Result<(), String> {
+/// Copies the entries of a directory that `keep` accepts (files and subdirectories, the
+/// latter recursively with the same test) into `out`.
+fn copy_dir(from: &Path, out: &Path, keep: &dyn Fn(&Path) -> bool) -> Result<(), String> {
     std::fs::create_dir_all(out).map_err(|e| format!("{}: {e}", out.display()))?;
     let files = std::fs::read_dir(from).map_err(|e| format!("{}: {e}", from.display()))?;
     for file in files.filter_map(Result::ok) {
         let path = file.path();
+        if !keep(&path) {
+            continue;
+        }
         if path.is_dir() {
-            copy_dir(&path, &out.join(file.file_name()))?;
+            copy_dir(&path, &out.join(file.file_name()), keep)?;
         } else {
             std::fs::copy(&path, out.join(file.file_name())).map_err(|e| format!("{}: {e}", path.display()))?;
         }
     }
     Ok(())
+}
+
+/// Every entry of a directory.
+fn everything(_: &Path) -> bool {
+    true
+}
+
+/// The lesson files (`lessons/*.toml`): the player and widgets fetch them (not compiled in:
+/// the wasm stays small and a lesson edit needs no rebuild); their golden traces and README
+/// stay behind.
+fn lesson_file(path: &Path) -> bool {
+    path.is_file() && path.extension().is_some_and(|e| e == "toml")
 }
 
 fn transcripts() -> Result<Vec<String>, String> {

@@ -30,7 +30,9 @@ pub fn duration(ms: i64) -> String {
     }
 }
 
-fn plural(n: u64, one: &str) -> String {
+/// A count and its noun, with an `s` unless the count is 1: `1 step`, `3 steps` (the app's
+/// nouns all take a plain `s`).
+pub fn plural(n: u64, one: &str) -> String {
     if n == 1 {
         format!("1 {one}")
     } else {
