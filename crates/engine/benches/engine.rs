@@ -295,6 +295,28 @@ fn pending_scans(n: u64) {
     report("xpending count 100 (best of 3)", scans, ("scans", "scan"), elapsed, &format!("  ({seen} records)"));
 }
 
+/// (d2) XACK of every pending entry in random order: the acks land anywhere in the PEL and in
+/// the consumer's index (both chunk maps), not at the front as in (c).
+fn random_acks(n: u64) {
+    let (elapsed, acked) = best_of(
+        || {
+            let (stream, _) = stream_with_pel(n);
+            let mut order: Vec<u64> = (0..n).collect();
+            let mut rng = Rng::new(7);
+            for i in (1..order.len()).rev() {
+                order.swap(i, rng.below(i as u64 + 1) as usize);
+            }
+            (stream, order)
+        },
+        |(stream, order)| {
+            let group = stream.group_mut(b"g").expect("group exists");
+            order.iter().filter(|&&i| group.remove_pending(id(i))).count() as u64
+        },
+    );
+    assert_eq!(acked, n);
+    report("xack in random order (best of 3)", acked, ("acks", "ack"), elapsed, &format!("  (PEL of {n})"));
+}
+
 /// (e) XAUTOCLAIM COUNT 100 from 0-0, following the cursor until it comes back to 0-0.
 fn auto_claim_scan(n: u64) {
     let (elapsed, (calls, claimed)) = best_of(
@@ -357,10 +379,11 @@ fn main() {
     let big = 1_000_000 / scale;
     let small = 100_000 / scale;
     println!("streamlab-engine benchmarks ({})", if full { "full size" } else { "smoke run at 1%" });
-    let benches: [Bench; 5] = [
+    let benches: [Bench; 6] = [
         ("xadd-memory-xtrim", xadd_memory_and_trim, big),
         ("xreadgroup-xack", read_ack_cycle, small),
         ("xpending", pending_scans, small),
+        ("xack-random", random_acks, small),
         ("xautoclaim", auto_claim_scan, small),
         ("session-xadd", session_xadd, big),
     ];

@@ -6,9 +6,9 @@
 //! [`Group::check_invariants`] verifies that the consumer sets and the nacked zone partition
 //! the PEL exactly.
 
-use std::collections::{BTreeMap, BTreeSet, VecDeque};
 use std::sync::Arc;
 
+use crate::chunked::{ChunkMap, ChunkSet};
 use crate::id::StreamId;
 use crate::sorted::{SortedMap, SortedSet};
 
@@ -34,17 +34,17 @@ pub struct Consumer {
     pub seen_time: i64,
     /// The last time a read or claim gave it an entry; `None` if that never happened.
     pub active_time: Option<i64>,
-    pending: BTreeSet<StreamId>,
+    pending: ChunkSet<StreamId>,
 }
 
 impl Consumer {
     /// A consumer seen at `now`, never active, owning nothing.
     fn new(now: i64) -> Consumer {
-        Consumer { seen_time: now, active_time: None, pending: BTreeSet::new() }
+        Consumer { seen_time: now, active_time: None, pending: ChunkSet::new() }
     }
 
     /// The ids this consumer owns in the group PEL, in id order.
-    pub fn pending(&self) -> &BTreeSet<StreamId> {
+    pub fn pending(&self) -> &ChunkSet<StreamId> {
         &self.pending
     }
 }
@@ -56,10 +56,10 @@ pub struct Group {
     pub last_id: StreamId,
     /// How many entries the group has read, when that is known (`entries-read`).
     pub entries_read: Option<u64>,
-    pel: BTreeMap<StreamId, Pending>,
+    pel: ChunkMap<StreamId, Pending>,
     consumers: SortedMap<ConsumerName, Consumer>,
     /// Released (XNACKed) ids, oldest release first: the head of the PEL's delivery order.
-    nacked: VecDeque<StreamId>,
+    nacked: Vec<StreamId>,
 }
 
 impl Pending {
@@ -77,16 +77,16 @@ impl Pending {
 impl Group {
     /// A group positioned at `last_id` with no consumers and an empty PEL.
     pub fn new(last_id: StreamId, entries_read: Option<u64>) -> Group {
-        Group { last_id, entries_read, pel: BTreeMap::new(), consumers: SortedMap::new(), nacked: VecDeque::new() }
+        Group { last_id, entries_read, pel: ChunkMap::new(), consumers: SortedMap::new(), nacked: Vec::new() }
     }
 
     /// The PEL, in id order.
-    pub fn pel(&self) -> &BTreeMap<StreamId, Pending> {
+    pub fn pel(&self) -> &ChunkMap<StreamId, Pending> {
         &self.pel
     }
 
     /// The released (XNACKed) ids, in release order.
-    pub fn nacked(&self) -> &VecDeque<StreamId> {
+    pub fn nacked(&self) -> &[StreamId] {
         &self.nacked
     }
 
@@ -165,7 +165,7 @@ impl Group {
         let Some(record) = self.pel.get(&id).cloned() else { return false };
         self.unlink(id, record.owner.as_ref());
         self.pel.insert(id, Pending { owner: None, delivery_time: 0, delivery_count: count(record.delivery_count) });
-        self.nacked.push_back(id);
+        self.nacked.push(id);
         true
     }
 
@@ -175,14 +175,14 @@ impl Group {
             return;
         }
         self.pel.insert(id, Pending { owner: None, delivery_time: 0, delivery_count });
-        self.nacked.push_back(id);
+        self.nacked.push(id);
     }
 
     /// What XREADGROUP ... CLAIM (Redis 8.4, docs-only, unverified on a server) would take, in
     /// order: the nacked zone first (oldest release first), then the other pending entries
     /// idle for at least `min_idle` ms, longest idle first (ties by id).
     pub fn claim_order(&self, now: i64, min_idle: i64) -> Vec<StreamId> {
-        let mut out: Vec<StreamId> = self.nacked.iter().copied().collect();
+        let mut out: Vec<StreamId> = self.nacked.clone();
         let mut idle: Vec<(i64, StreamId)> = self
             .pel
             .iter()
@@ -223,8 +223,10 @@ impl Group {
     /// Checks the bookkeeping invariants: every consumer index entry points back to its owner,
     /// the indexes partition the PEL, and the counts agree.
     pub fn check_invariants(&self) -> Result<(), String> {
+        self.pel.check_invariants().map_err(|e| format!("PEL: {e}"))?;
         let mut indexed = 0usize;
         for (name, consumer) in &self.consumers {
+            consumer.pending.check_invariants().map_err(|e| format!("{}'s index: {e}", quoted(name)))?;
             for id in &consumer.pending {
                 match self.pel.get(id) {
                     Some(p) if p.owned_by(name) => indexed += 1,

@@ -1,7 +1,6 @@
 //! The keyspace: typed values under byte-string keys, with expiry on the engine clock.
 
-use std::collections::BTreeMap;
-
+use crate::chunked::ChunkMap;
 use crate::glob::glob_match;
 use crate::sorted::SortedSet;
 use crate::stream::{CounterRules, Stream, StreamConfig};
@@ -53,11 +52,11 @@ struct Slot {
 /// is consistent with its own instant.
 #[derive(Debug, Clone, Default)]
 pub struct Keyspace {
-    /// Each key's value and expiry: one B-tree, since a keyspace can be large.
-    values: BTreeMap<Vec<u8>, Slot>,
+    /// Each key's value and expiry, in a chunk map since a keyspace can be large.
+    values: ChunkMap<Vec<u8>, Slot>,
     /// The keys that have an expiry, soonest first: exactly the slots with `expires_at`. The
     /// keys due at a command are a prefix, so a command with nothing due pays one look at the
-    /// first item. A sorted vector rather than a second B-tree (whose code would weigh on the
+    /// first item. A sorted vector rather than a second chunk map (more generic code in the
     /// browser bundle): setting an expiry moves the items after it, a memmove even with
     /// millions of expiring keys.
     deadlines: SortedSet<(i64, Vec<u8>)>,
@@ -145,10 +144,10 @@ impl Keyspace {
     /// The stream under `key`, created empty if the key is missing.
     pub fn stream_or_create(&mut self, key: &[u8]) -> Result<&mut Stream, WrongType> {
         let rules = self.rules;
-        let slot = self
-            .values
-            .entry(key.to_vec())
-            .or_insert_with(|| Slot { value: Value::Stream(Box::new(Stream::with_rules(rules))), expires_at: None });
+        let slot = self.values.get_or_insert_with(key, || Slot {
+            value: Value::Stream(Box::new(Stream::with_rules(rules))),
+            expires_at: None,
+        });
         match &mut slot.value {
             Value::Stream(s) => Ok(s),
             _ => Err(WrongType),
@@ -298,6 +297,7 @@ impl Keyspace {
 
     /// Checks every stream's invariants.
     pub fn check_invariants(&self) -> Result<(), String> {
+        self.values.check_invariants().map_err(|e| format!("keyspace: {e}"))?;
         let mut expiring = 0;
         for (key, slot) in &self.values {
             if let Value::Stream(stream) = &slot.value {

@@ -5,6 +5,7 @@
 //! caller, once per command), formats no messages and knows nothing of the wire protocol:
 //! the same inputs always give the same state.
 
+mod chunked;
 mod glob;
 mod group;
 mod id;
@@ -15,6 +16,7 @@ pub mod sort;
 mod sorted;
 mod stream;
 
+pub use chunked::{ChunkMap, ChunkSet, Range, CHUNK};
 pub use glob::glob_match;
 pub use group::{Consumer, ConsumerName, Group, Pending};
 pub use id::{AddId, IdMode, InvalidId, StreamId};

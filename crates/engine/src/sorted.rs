@@ -6,8 +6,8 @@
 //! bundle. A sorted `Vec` searched by bisection iterates in the same order as a `BTreeMap` (the
 //! keys' `Ord`), so replies and pictures do not change, and each instantiation is a few small
 //! functions. Inserting or removing moves the tail of the vector: fine for the hundreds or
-//! thousands of entries these collections hold, not for a stream's nodes or a keyspace, which
-//! stay B-trees.
+//! thousands of entries these collections hold, not for a keyspace, a stream's nodes or a PEL,
+//! which are [`crate::ChunkMap`]s.
 
 use std::borrow::Borrow;
 use std::ops::Index;

@@ -1,8 +1,9 @@
 //! A stream: its nodes of entries, the metadata Redis keeps beside them, and its groups.
 
 use std::cell::Cell;
-use std::collections::{BTreeMap, VecDeque};
+use std::collections::VecDeque;
 
+use crate::chunked::ChunkMap;
 use crate::group::{ConsumerName, Group};
 use crate::id::{AddId, StreamId};
 use crate::node::{Node, RawEntry, Walk};
@@ -260,7 +261,7 @@ impl Idmp {
 /// A stream value.
 #[derive(Debug, Clone, Default)]
 pub struct Stream {
-    nodes: BTreeMap<StreamId, Node>,
+    nodes: ChunkMap<StreamId, Node>,
     length: u64,
     last_id: StreamId,
     first_id: StreamId,
@@ -347,7 +348,7 @@ impl Stream {
     }
 
     /// The nodes, by master id.
-    pub fn nodes(&self) -> &BTreeMap<StreamId, Node> {
+    pub fn nodes(&self) -> &ChunkMap<StreamId, Node> {
         &self.nodes
     }
 
@@ -421,12 +422,12 @@ impl Stream {
             }
         };
         if full {
-            if let Some(tail) = self.nodes.values_mut().next_back() {
+            if let Some(tail) = self.nodes.last_value_mut() {
                 tail.seal();
             }
             self.nodes.insert(id, Node::new(id, fields));
         }
-        self.nodes.values_mut().next_back().expect("a tail node exists").append(id, fields);
+        self.nodes.last_value_mut().expect("a tail node exists").append(id, fields);
         self.length += 1;
         self.entries_added += 1;
         self.last_id = id;
@@ -1124,6 +1125,7 @@ impl Stream {
 
     /// Checks the stream's invariants: node accounting, metadata and every group's PEL.
     pub fn check_invariants(&self) -> Result<(), String> {
+        self.nodes.check_invariants().map_err(|e| format!("nodes: {e}"))?;
         let mut live = 0u64;
         let mut previous: Option<StreamId> = None;
         for (key, node) in &self.nodes {

@@ -8,8 +8,6 @@
 //! XADD served, a timed-out read, a published message. Those come back as [`Delivery`] values
 //! beside the caller's own replies; the host decides how to show or send them.
 
-use std::collections::VecDeque;
-
 use streamlab_engine::{glob_match, AddId, Keyspace, SortedMap, SortedSet, StreamId};
 
 use crate::command::{self, Block, Ctx, Outcome, Run};
@@ -80,7 +78,7 @@ pub struct Conn {
     blocked: Option<Block>,
     /// Commands that arrived while the connection was blocked, run once it is served (as a
     /// server would leave them in the socket buffer).
-    backlog: VecDeque<Vec<Vec<u8>>>,
+    backlog: Vec<Vec<Vec<u8>>>,
 }
 
 impl Conn {
@@ -95,7 +93,7 @@ impl Conn {
             channels: SortedSet::new(),
             patterns: SortedSet::new(),
             blocked: None,
-            backlog: VecDeque::new(),
+            backlog: Vec::new(),
         }
     }
 
@@ -318,7 +316,7 @@ impl Session {
         }
         let mut out = Executed::default();
         if self.state.conns[&conn].blocked.is_some() {
-            self.conn_mut(conn).backlog.push_back(args);
+            self.conn_mut(conn).backlog.push(args);
             return out;
         }
         self.state.now = self.state.now.max(now);
@@ -526,13 +524,17 @@ impl Session {
         self.state.blocked_order.retain(|&c| c != conn);
         deliveries.push(Delivery { conn, reply });
         let now = self.state.now;
+        // Nothing joins the backlog while it runs (commands queue only from outside), so it is
+        // taken whole; what a command that blocks again leaves unrun goes back, still first.
+        let mut queued = std::mem::take(&mut self.conn_mut(conn).backlog).into_iter();
         while self.state.conns[&conn].blocked.is_none() {
-            let Some(args) = self.conn_mut(conn).backlog.pop_front() else { break };
+            let Some(args) = queued.next() else { break };
             let mut out = Executed::default();
             self.run(conn, args, now, &mut out);
             deliveries.extend(out.replies.into_iter().map(|reply| Delivery { conn, reply }));
             deliveries.extend(out.deliveries);
         }
+        self.conn_mut(conn).backlog = queued.collect();
     }
 
     fn serve_timeouts(&mut self, now: i64, deliveries: &mut Vec<Delivery>) {
