@@ -100,7 +100,9 @@ impl Node {
             + listpack::int_size(seq_delta as i64);
         let mut lp_count = pairs as i64 + 3;
         // A node holds at most a listpack's worth (1 GiB) of entries, so offsets fit in 32 bits.
-        self.last_at = u32::try_from(self.buf.len()).expect("node smaller than 4 GiB");
+        // (`unreachable!` with a plain message, not `expect`: that would link the error's Debug.)
+        let Ok(last_at) = u32::try_from(self.buf.len()) else { unreachable!("a node is smaller than 4 GiB") };
+        self.last_at = last_at;
         self.buf.push(flags);
         put_varint(&mut self.buf, ms_delta);
         put_varint(&mut self.buf, if ms_delta == 0 { seq_delta } else { id.seq });

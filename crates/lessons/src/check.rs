@@ -199,8 +199,8 @@ pub fn run_one(console: &mut Console, line: &LogLine, out: &mut String) -> Vec<S
     }
     let start = out.len();
     console.transcribe(&line.text, out);
-    // The first line is the `> ` echo.
-    out[start..].lines().skip(1).map(str::to_owned).collect()
+    // The first line is the `> ` echo. (`get`, not `[start..]`: see `toml::Parser::rest`.)
+    out.get(start..).unwrap_or_default().lines().skip(1).map(str::to_owned).collect()
 }
 
 /// Why a command a task turns off was refused: `` `XDEL s 1-0` is turned off in this task:

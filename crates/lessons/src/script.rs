@@ -58,7 +58,9 @@ pub fn parse_line(text: &str) -> Result<Parsed<'_>, String> {
             _ => Err(format!("`{text}` is not a meta-command lessons allow (`:as NAME`, `:clock +MS`)")),
         };
     }
-    if let Some((name, rest)) = text.split_once("> ") {
+    // Split at the first `>` (a name never holds one) rather than searching for "> ": a
+    // substring search links a second string-search routine into the grader's wasm.
+    if let Some((name, rest)) = text.split_once('>').and_then(|(name, rest)| Some((name, rest.strip_prefix(' ')?))) {
         if valid_conn_name(name) {
             let rest = rest.trim();
             if rest.is_empty() || rest.starts_with(':') {
@@ -142,8 +144,7 @@ impl Variant {
         let mut word = String::new();
         for c in text.chars() {
             // `MS-*` (an explicit time with an automatic sequence) is one word.
-            let auto_seq =
-                c == '*' && word.ends_with('-') && word[..word.len() - 1].bytes().all(|b| b.is_ascii_digit());
+            let auto_seq = c == '*' && word.strip_suffix('-').is_some_and(|ms| ms.bytes().all(|b| b.is_ascii_digit()));
             if is_word_char(c) || auto_seq {
                 word.push(c);
             } else {
