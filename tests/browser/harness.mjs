@@ -154,9 +154,11 @@ export async function withPage(url, { ignore, ...options }, body) {
 /** A file's size gzipped (level 9), in KB. */
 export const gzipKB = (bytes) => gzipSync(bytes, { level: 9 }).length / 1000;
 
-/** Prints a measurement beside its budget (information in CI output, not a test). */
+/** Prints a measurement beside its budget; returns whether it is within. */
 export function budgetLine(label, name, value, budget, unit) {
-  console.log(`${label}: ${name.padEnd(50)} ${value.toFixed(1).padStart(8)} ${unit}   (budget ${budget} ${unit}${value <= budget ? ', within' : ', OVER'})`);
+  const within = value <= budget;
+  console.log(`${label}: ${name.padEnd(50)} ${value.toFixed(1).padStart(8)} ${unit}   (budget ${budget} ${unit}${within ? ', within' : ', OVER'})`);
+  return within;
 }
 
 /** Types each line into the console. */

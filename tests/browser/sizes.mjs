@@ -1,5 +1,6 @@
-// The embedding kit's sizes and a scan for evaluated code, printed in CI output (sizes are
-// information like budget.mjs's; evaluated code fails the run). Needs dist/ (cargo xtask dist).
+// The embedding kit's sizes and a scan for evaluated code. A size over its budget fails the
+// run, as evaluated code does: byte counts do not depend on the machine's load, unlike
+// budget.mjs's timings. Needs dist/ (cargo xtask dist).
 // Run: node tests/browser/sizes.mjs
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -10,9 +11,12 @@ const line = (name, value, budget) => budgetLine('size', `${name}, gzipped`, val
 
 // The app's wasm and JS glue are budget.mjs's to report.
 const embed = await gz('embed.js');
-line('embed.js', embed, 10);
-line('embed.js + embed-frame.js (iframe page)', embed + (await gz('embed-frame.js')), 10);
-line('grader wasm (grader/streamlab_grader_bg.wasm)', await gz('grader/streamlab_grader_bg.wasm'), 150);
+const within = [
+  line('embed.js', embed, 10),
+  line('embed.js + embed-frame.js (iframe page)', embed + (await gz('embed-frame.js')), 10),
+  line('grader wasm (grader/streamlab_grader_bg.wasm)', await gz('grader/streamlab_grader_bg.wasm'), 150),
+];
+const over = within.filter((ok) => !ok).length;
 console.log(`size: grader JS (glue + wrapper) ${((await gz('grader/streamlab_grader.js')) + (await gz('grader/grader.js'))).toFixed(1)} KB gzipped`);
 
 // No eval and no Function constructor in anything the kit ships as script.
@@ -28,4 +32,5 @@ for (const file of scripts) {
   }
 }
 console.log(`size: evaluated code in shipped scripts: ${bad === 0 ? 'none' : bad}`);
-process.exitCode = bad === 0 ? 0 : 1;
+if (over > 0) console.error(`size: ${over} size budget(s) missed`);
+process.exitCode = bad === 0 && over === 0 ? 0 : 1;
