@@ -155,10 +155,15 @@ impl<K: Ord, V> ChunkMap<K, V> {
     where
         K: Borrow<Q> + for<'q> From<&'q Q>,
     {
-        if !self.contains_key(key) {
-            self.insert(K::from(key), make());
-        }
-        self.get_mut(key).expect("the key was just inserted")
+        // One search when the key is there (every XADD to an existing stream comes here).
+        let (at, i) = match self.find(key) {
+            Some(found) => found,
+            None => {
+                self.insert(K::from(key), make());
+                self.find(key).expect("the key was just inserted")
+            }
+        };
+        &mut self.chunks[at][i].1
     }
 
     /// Removes `key`; returns its value, if it was there.
@@ -505,6 +510,10 @@ mod tests {
             .map(|(k, _)| k.as_slice())
             .collect();
         assert_eq!(after_a, [b"b", b"c"]);
+        *map.get_or_insert_with(b"a".as_slice(), || 100) += 10;
+        *map.get_or_insert_with(b"ab".as_slice(), || 100) += 10;
+        let all: Vec<(&[u8], u8)> = map.iter().map(|(k, v)| (k.as_slice(), *v)).collect();
+        assert_eq!(all, [(b"a".as_slice(), 11), (b"ab", 110), (b"b", 0), (b"c", 2)]);
     }
 
     #[test]

@@ -22,7 +22,7 @@ pub use group::{Consumer, ConsumerName, Group, Pending};
 pub use id::{AddId, IdMode, InvalidId, StreamId};
 pub use keyspace::{Keyspace, Value, ValueKind, WrongType};
 pub use node::Node;
-pub use sorted::{SortedMap, SortedMapIter, SortedSet};
+pub use sorted::{SortedMap, SortedMapIter, SortedSet, SortedSetIter};
 pub use stream::{
     AddError, AutoClaim, AutoClaimOptions, ClaimOptions, Claimed, CounterRules, DeleteOutcome, Entry, Fields, Idmp,
     NackMode, ReadBudget, RefPolicy, SetIdError, Stream, StreamConfig, Trim, TrimStrategy, IDMP_DEFAULT_DURATION,

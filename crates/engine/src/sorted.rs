@@ -198,40 +198,31 @@ impl<'a, K: Ord, V> IntoIterator for &'a SortedMap<K, V> {
     }
 }
 
-/// A set kept as a sorted vector without duplicates. Iteration is in order, as a
-/// `BTreeSet`'s.
+/// A set kept as a sorted vector without duplicates: a [`SortedMap`] with no values.
+/// Iteration is in order, as a `BTreeSet`'s.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct SortedSet<T> {
-    items: Vec<T>,
-}
+pub struct SortedSet<T>(SortedMap<T, ()>);
 
 impl<T> Default for SortedSet<T> {
     fn default() -> Self {
-        SortedSet { items: Vec::new() }
+        SortedSet(SortedMap::default())
     }
 }
 
 impl<T: Ord> SortedSet<T> {
     /// An empty set.
     pub const fn new() -> Self {
-        SortedSet { items: Vec::new() }
-    }
-
-    fn search<Q: Ord + ?Sized>(&self, item: &Q) -> Result<usize, usize>
-    where
-        T: Borrow<Q>,
-    {
-        self.items.binary_search_by(|t| t.borrow().cmp(item))
+        SortedSet(SortedMap::new())
     }
 
     /// The number of items.
     pub fn len(&self) -> usize {
-        self.items.len()
+        self.0.len()
     }
 
     /// Whether the set is empty.
     pub fn is_empty(&self) -> bool {
-        self.items.is_empty()
+        self.0.is_empty()
     }
 
     /// Whether `item` is in the set.
@@ -239,18 +230,12 @@ impl<T: Ord> SortedSet<T> {
     where
         T: Borrow<Q>,
     {
-        self.search(item).is_ok()
+        self.0.contains_key(item)
     }
 
     /// Adds `item`; returns whether it was new.
     pub fn insert(&mut self, item: T) -> bool {
-        match self.search(&item) {
-            Ok(_) => false,
-            Err(at) => {
-                self.items.insert(at, item);
-                true
-            }
-        }
+        self.0.insert(item, ()).is_none()
     }
 
     /// Removes `item`; returns whether it was there.
@@ -258,37 +243,55 @@ impl<T: Ord> SortedSet<T> {
     where
         T: Borrow<Q>,
     {
-        match self.search(item) {
-            Ok(at) => {
-                self.items.remove(at);
-                true
-            }
-            Err(_) => false,
-        }
+        self.0.remove(item).is_some()
     }
 
     /// Removes every item.
     pub fn clear(&mut self) {
-        self.items.clear();
+        self.0.clear();
     }
 
     /// Takes out the smallest items, as long as `pred` holds for them (`pred` must hold for a
     /// prefix of the items and for nothing after it, such as "at or before an instant" for
     /// items ordered by instant). Returns them in order.
-    pub fn take_while(&mut self, pred: impl FnMut(&T) -> bool) -> Vec<T> {
-        let end = self.items.partition_point(pred);
-        self.items.drain(..end).collect()
+    pub fn take_while(&mut self, mut pred: impl FnMut(&T) -> bool) -> Vec<T> {
+        let end = self.0.entries.partition_point(|(item, _)| pred(item));
+        self.0.entries.drain(..end).map(|(item, _)| item).collect()
     }
 
     /// The items, in order.
-    pub fn iter(&self) -> std::slice::Iter<'_, T> {
-        self.items.iter()
+    pub fn iter(&self) -> SortedSetIter<'_, T> {
+        SortedSetIter(self.0.entries.iter())
     }
 }
 
+/// A [`SortedSet`]'s items in order.
+#[derive(Debug, Clone)]
+pub struct SortedSetIter<'a, T>(std::slice::Iter<'a, (T, ())>);
+
+impl<'a, T> Iterator for SortedSetIter<'a, T> {
+    type Item = &'a T;
+
+    fn next(&mut self) -> Option<&'a T> {
+        self.0.next().map(|(item, _)| item)
+    }
+
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        self.0.size_hint()
+    }
+}
+
+impl<T> DoubleEndedIterator for SortedSetIter<'_, T> {
+    fn next_back(&mut self) -> Option<Self::Item> {
+        self.0.next_back().map(|(item, _)| item)
+    }
+}
+
+impl<T> ExactSizeIterator for SortedSetIter<'_, T> {}
+
 impl<'a, T: Ord> IntoIterator for &'a SortedSet<T> {
     type Item = &'a T;
-    type IntoIter = std::slice::Iter<'a, T>;
+    type IntoIter = SortedSetIter<'a, T>;
 
     fn into_iter(self) -> Self::IntoIter {
         self.iter()
@@ -298,10 +301,10 @@ impl<'a, T: Ord> IntoIterator for &'a SortedSet<T> {
 /// The items in order, by value.
 impl<T> IntoIterator for SortedSet<T> {
     type Item = T;
-    type IntoIter = std::vec::IntoIter<T>;
+    type IntoIter = std::iter::Map<std::vec::IntoIter<(T, ())>, fn((T, ())) -> T>;
 
     fn into_iter(self) -> Self::IntoIter {
-        self.items.into_iter()
+        self.0.entries.into_iter().map(|(item, _)| item)
     }
 }
 

@@ -160,6 +160,9 @@ struct State {
     next_conn: ConnId,
     /// Connections in the order they blocked: the order Redis serves them in.
     blocked_order: Vec<ConnId>,
+    /// The blocked connections that have a deadline, soonest first, so a host asks for the
+    /// next one without looking at every blocked connection. Kept by `park` and `release`.
+    deadlines: SortedSet<(i64, ConnId)>,
     /// How many connections WATCH at least one key: with none, a command's changed keys need
     /// no look at every connection. Kept by `watch` and `unwatch_all` only.
     watchers: usize,
@@ -191,7 +194,15 @@ impl Session {
         db.started_at = Some(now);
         db.rules = caps.counters;
         Session {
-            state: State { db, now, conns: SortedMap::new(), next_conn: 1, blocked_order: Vec::new(), watchers: 0 },
+            state: State {
+                db,
+                now,
+                conns: SortedMap::new(),
+                next_conn: 1,
+                blocked_order: Vec::new(),
+                deadlines: SortedSet::new(),
+                watchers: 0,
+            },
             clock,
             caps,
         }
@@ -235,8 +246,8 @@ impl Session {
         if self.state.conns.contains_key(&id) {
             self.unwatch_all(id);
         }
+        self.release(id);
         self.state.conns.remove(&id);
-        self.state.blocked_order.retain(|&c| c != id);
     }
 
     /// Reads the clock as the next command would (a virtual clock just reports its time).
@@ -447,10 +458,7 @@ impl Session {
         match spec.run {
             Run::Data(handler) => match self.run_data(conn, handler, &args, now) {
                 Ok(Outcome::Reply(reply)) => out.replies.push(reply),
-                Ok(Outcome::Block(block)) => {
-                    self.conn_mut(conn).blocked = Some(block);
-                    self.state.blocked_order.push(conn);
-                }
+                Ok(Outcome::Block(block)) => self.park(conn, block),
                 Err(error) => out.replies.push(Reply::Error(error.to_string())),
             },
             Run::Session => match self.run_session(conn, name, &args, now, out) {
@@ -520,8 +528,7 @@ impl Session {
 
     /// Ends a connection's wait with a reply, then runs whatever it had queued meanwhile.
     fn unblock(&mut self, conn: ConnId, reply: Reply, deliveries: &mut Vec<Delivery>) {
-        self.conn_mut(conn).blocked = None;
-        self.state.blocked_order.retain(|&c| c != conn);
+        self.release(conn);
         deliveries.push(Delivery { conn, reply });
         let now = self.state.now;
         // Nothing joins the backlog while it runs (commands queue only from outside), so it is
@@ -537,7 +544,30 @@ impl Session {
         self.conn_mut(conn).backlog = queued.collect();
     }
 
+    /// Parks `conn` on a blocked read.
+    fn park(&mut self, conn: ConnId, block: Block) {
+        if let Some(deadline) = block.deadline {
+            self.state.deadlines.insert((deadline, conn));
+        }
+        self.conn_mut(conn).blocked = Some(block);
+        self.state.blocked_order.push(conn);
+    }
+
+    /// Ends `conn`'s blocked read, if it has one, and returns it.
+    fn release(&mut self, conn: ConnId) -> Option<Block> {
+        let block = self.state.conns.get_mut(&conn)?.blocked.take()?;
+        if let Some(deadline) = block.deadline {
+            self.state.deadlines.remove(&(deadline, conn));
+        }
+        self.state.blocked_order.retain(|&c| c != conn);
+        Some(block)
+    }
+
     fn serve_timeouts(&mut self, now: i64, deliveries: &mut Vec<Delivery>) {
+        if self.next_deadline().is_none_or(|deadline| deadline > now) {
+            return;
+        }
+        // Served in blocking order, as Redis serves them.
         let expired: Vec<ConnId> = self
             .state
             .blocked_order
@@ -666,9 +696,7 @@ impl Session {
             let mut inner = Executed::default();
             self.run(conn, args, now, &mut inner);
             // A read that would block inside a transaction answers at once, as a timeout would.
-            if let Some(block) = self.conn_mut(conn).blocked.take() {
-                let _ = block;
-                self.state.blocked_order.retain(|&c| c != conn);
+            if self.release(conn).is_some() {
                 inner.replies.push(Reply::NullArray);
             }
             results.extend(inner.replies);
@@ -933,7 +961,7 @@ impl Session {
     /// The earliest deadline among blocked reads, if any has one (Unix ms on the session's
     /// clock): when a host must next serve timeouts.
     pub fn next_deadline(&self) -> Option<i64> {
-        self.state.blocked_order.iter().filter_map(|c| self.state.conns[c].blocked.as_ref()?.deadline).min()
+        self.state.deadlines.iter().next().map(|&(deadline, _)| deadline)
     }
 
     /// Checks the engine's invariants and the session's own (blocked order matches blocked
@@ -948,6 +976,21 @@ impl Session {
         let blocked = self.state.conns.values().filter(|c| c.blocked.is_some()).count();
         if blocked != self.state.blocked_order.len() {
             return Err("blocked connections and blocked order disagree".into());
+        }
+        let mut timed = 0;
+        for (&id, conn) in &self.state.conns {
+            if let Some(deadline) = conn.blocked.as_ref().and_then(|b| b.deadline) {
+                timed += 1;
+                if !self.state.deadlines.contains(&(deadline, id)) {
+                    return Err(format!("connection {id}'s deadline {deadline} is missing from the index"));
+                }
+            }
+        }
+        if timed != self.state.deadlines.len() {
+            return Err(format!(
+                "{timed} blocked reads have deadlines but the index holds {}",
+                self.state.deadlines.len()
+            ));
         }
         let watchers = self.state.conns.values().filter(|c| !c.watched.is_empty()).count();
         if watchers != self.state.watchers {
