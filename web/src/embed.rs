@@ -246,6 +246,12 @@ fn Embed(props: &EmbedProps) -> Html {
         });
         html! { <button {onclick} disabled={!enabled}>{label}</button> }
     };
+    // Through `Shared::dispatch`, which refuses what the lesson's task turns off. Memoized (as
+    // `on_step` below) so the console's props stay equal when nothing it shows changed.
+    let on_action = {
+        let shared = shared.clone();
+        use_callback((), move |action: Action, ()| shared.dispatch(action))
+    };
     let console = if readonly {
         html! {
             <section class="console" aria-label="Commands run">
@@ -260,18 +266,13 @@ fn Embed(props: &EmbedProps) -> Html {
             </section>
         }
     } else {
-        // Through `Shared::dispatch`, which refuses what the lesson's task turns off.
-        let on_action = {
-            let shared = shared.clone();
-            Callback::from(move |action: Action| shared.dispatch(action))
-        };
         html! {
             <Console snapshot={state.snapshot.clone()} log={state.log.clone()} history={state.history.clone()}
                 {on_action} />
         }
     };
     // Memoized, so LessonPanel's props stay equal across renders; `shared` is the component's
-    // for its lifetime (its props are never replaced), so the callback needs no deps.
+    // for its lifetime (its props are never replaced), so neither callback needs deps.
     let on_step = {
         let shared = shared.clone();
         use_callback((), move |step: Step, ()| {

@@ -161,7 +161,8 @@ pub fn save_progress(id: &str, version: u32, progress: &Progress) {
 /// The `lesson` parameter of the address (`?lesson=ID` or `?lesson=URL`), if any.
 pub fn lesson_param() -> Option<String> {
     let search = gloo::utils::window().location().search().ok()?;
-    let value = search.trim_start_matches('?').split('&').find_map(|part| part.strip_prefix("lesson="))?;
+    let value = streamlab_wasm::share::query_parts(search.trim_start_matches('?'))
+        .find_map(|(name, value)| (name == "lesson").then_some(value))?;
     streamlab_wasm::share::decode(value).filter(|v| !v.is_empty())
 }
 

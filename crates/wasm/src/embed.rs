@@ -58,8 +58,8 @@ pub struct EmbedOptions {
     pub mode: Mode,
     /// Console lines run before the widget is shown (and again after a reset).
     pub setup: Vec<String>,
-    /// The engine profile.
-    pub profile: Option<String>,
+    /// The engine profile (the playground's default when the query names none).
+    pub profile: Profile,
     /// Console, pictures or both.
     pub layout: Layout,
     /// A saved state (`getState()`'s token) to start from instead of running `setup`.
@@ -84,7 +84,7 @@ impl Default for EmbedOptions {
         EmbedOptions {
             mode: Mode::default(),
             setup: Vec::new(),
-            profile: None,
+            profile: Profile::default(),
             layout: Layout::default(),
             state: None,
             lesson: None,
@@ -109,7 +109,6 @@ impl EmbedOptions {
     /// type cost kilobytes of the download), and embed.html already speaks this syntax.
     pub fn parse(query: &str) -> Result<EmbedOptions, String> {
         let options = EmbedOptions::read(query).map_err(|e| format!("bad options: {e}"))?;
-        options.profile()?;
         match (options.mode.has_lesson(), &options.lesson) {
             (true, None) => Err(format!("mode {} needs a lesson", options.mode.name())),
             (false, Some(_)) => Err(format!("mode {} takes no lesson", options.mode.name())),
@@ -123,14 +122,13 @@ impl EmbedOptions {
     /// The query's options, each value checked on its own.
     fn read(query: &str) -> Result<EmbedOptions, String> {
         let mut options = EmbedOptions::default();
-        for part in query.split('&').filter(|p| !p.is_empty()) {
-            let (name, value) = part.split_once('=').unwrap_or((part, ""));
+        for (name, value) in crate::share::query_parts(query) {
             let bad = || format!("`{name}` is not well encoded");
             let (name, value) = (decode(name).ok_or_else(bad)?, decode(value).ok_or_else(bad)?);
             match name.as_str() {
                 "mode" => options.mode = choice(&value, &Mode::ALL, Mode::name)?,
                 "setup" => options.setup.push(value),
-                "profile" => options.profile = Some(value),
+                "profile" => options.profile = crate::profile_or_default(Some(&value))?,
                 "layout" => options.layout = choice(&value, &Layout::ALL, Layout::name)?,
                 "state" => options.state = Some(value),
                 "lesson" => options.lesson = Some(value),
@@ -148,15 +146,9 @@ impl EmbedOptions {
         Ok(options)
     }
 
-    /// The profile asked for (the playground's default when none is), or why it is unknown.
-    fn profile(&self) -> Result<Profile, String> {
-        crate::profile_or_default(self.profile.as_deref())
-    }
-
     /// The session the widget starts from before its setup: the profile's fresh session.
-    /// `parse` has checked the profile, so an unknown one cannot reach here.
     pub fn base_spec(&self) -> SessionSpec {
-        SessionSpec { profile: self.profile().unwrap_or_default(), ..SessionSpec::default() }
+        SessionSpec { profile: self.profile, ..SessionSpec::default() }
     }
 }
 
@@ -389,11 +381,10 @@ mod tests {
         .unwrap();
         assert_eq!((quiz.solution, quiz.hints, quiz.trusted, quiz.attempt), (SolutionPolicy::Never, true, true, 2));
         assert_eq!((quiz.lesson.as_deref(), quiz.file.as_deref()), (Some("id = 1\ntitle = \"a&b\""), Some("x.toml")));
-        let mut lesson =
-            EmbedOptions::parse("mode=lesson&lesson=x&hints=false&layout=console&profile=redis-8.2").unwrap();
+        let lesson = EmbedOptions::parse("mode=lesson&lesson=x&hints=false&layout=console&profile=redis-8.2").unwrap();
         assert_eq!(
-            (lesson.hints, lesson.layout, lesson.profile.take()),
-            (false, Layout::Console, Some("redis-8.2".into()))
+            (lesson.hints, lesson.layout, lesson.base_spec().profile),
+            (false, Layout::Console, Profile::Redis82)
         );
         assert_eq!(
             EmbedOptions::parse("mode=player&lesson=x&setup=PING").unwrap_err(),

@@ -32,8 +32,7 @@ impl SessionSpec {
     pub fn parse(fragment: &str) -> Result<SessionSpec, String> {
         let mut spec = SessionSpec::default();
         let fragment = fragment.strip_prefix('#').unwrap_or(fragment);
-        for part in fragment.split('&').filter(|p| !p.is_empty()) {
-            let (name, value) = part.split_once('=').unwrap_or((part, ""));
+        for (name, value) in query_parts(fragment) {
             let value = decode(value).ok_or_else(|| format!("'{name}' is not well encoded"))?;
             match name {
                 "profile" => spec.profile = crate::profile_or_default(Some(value.as_str()))?,
@@ -77,6 +76,13 @@ pub fn encode(text: &str) -> String {
         }
     }
     out
+}
+
+/// The `name=value` parts of a query or fragment (without its `?` or `#`), as written: empty
+/// parts skipped, a part without `=` read as an empty value. Decoding is the caller's, since
+/// which halves may be encoded differs between formats.
+pub fn query_parts(query: &str) -> impl Iterator<Item = (&str, &str)> {
+    query.split('&').filter(|p| !p.is_empty()).map(|part| part.split_once('=').unwrap_or((part, "")))
 }
 
 /// Reverses [`encode`] (also reading `+` as a space); `None` for bad escapes or bytes that are

@@ -429,8 +429,14 @@ fn expanded_nodes(stream: &Stream, opened: &[StreamId]) -> Vec<Draw> {
         wanted.extend(pel.keys().take(3).chain(pel.keys().rev().take(3)).filter_map(|&id| node_of(id)));
     }
     wanted.push(0);
-    let mut draw: Vec<Draw> =
-        nodes.iter().map(|n| if opened.contains(&n.master_id) { Draw::Opened } else { Draw::Collapsed }).collect();
+    // Each opened id is looked up by bisection: a stream can have thousands of nodes and
+    // an opening up to `OPEN_CAP` small ones.
+    let mut draw = vec![Draw::Collapsed; nodes.len()];
+    for &id in opened {
+        if let Some(index) = node_of(id).filter(|&i| nodes[i].master_id == id) {
+            draw[index] = Draw::Opened;
+        }
+    }
     let mut used = 0;
     for index in wanted {
         if draw[index] == Draw::Collapsed && used + nodes[index].members() <= RAIL_BUDGET {
