@@ -263,6 +263,21 @@ fn test(no_oracle: bool, no_clients: bool, no_browser: bool) -> Result<(), Strin
     run("cargo fmt --check", cargo().args(["fmt", "--all", "--", "--check"]))?;
     run("cargo clippy", cargo().args(["clippy", "--workspace", "--all-targets", "--", "-D", "warnings"]))?;
     run("cargo test", cargo().args(["test", "--workspace"]))?;
+    // Public items of the engine, protocol and lessons are documented (a lint) and their docs
+    // must not link to nothing.
+    run(
+        "cargo doc (engine, protocol, lessons)",
+        cargo().env("RUSTDOCFLAGS", "-D warnings").args([
+            "doc",
+            "--no-deps",
+            "-p",
+            "streamlab-engine",
+            "-p",
+            "streamlab-protocol",
+            "-p",
+            "streamlab-lessons",
+        ]),
+    )?;
     build_release()?;
     let files = transcripts()?;
     let streamlab = target_dir().join("release/streamlab");

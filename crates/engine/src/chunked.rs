@@ -23,9 +23,10 @@ use std::ops::{Bound, Index, RangeBounds};
 /// The most entries a chunk holds. Small enough that inserting or removing at the front of a
 /// chunk (acks come oldest first) moves little, large enough that the outer vector of chunk
 /// headers stays short.
-pub const CHUNK: usize = 64;
+pub(crate) const CHUNK: usize = 64;
 
-/// An ordered map, iterated in key order like a `BTreeMap`; see the [module](self) notes.
+/// An ordered map, iterated in key order like a `BTreeMap`, kept as sorted chunks of at most
+/// 64 entries: O(log n) to find a key, at most a chunk's worth of entries moved to change one.
 ///
 /// Invariants: no chunk is empty; keys strictly increase across and within chunks; `len` is
 /// the sum of the chunks' lengths.
@@ -217,7 +218,7 @@ impl<K: Ord, V> ChunkMap<K, V> {
 
     /// The entries whose keys fall in `range`, in key order. An empty or inverted range
     /// yields nothing (where a `BTreeMap` would panic on an inverted one).
-    pub fn range<Q: Ord + ?Sized, R: RangeBounds<Q>>(&self, range: R) -> Range<'_, K, V>
+    pub fn range<Q: Ord + ?Sized, R: RangeBounds<Q>>(&self, range: R) -> ChunkRange<'_, K, V>
     where
         K: Borrow<Q>,
     {
@@ -231,12 +232,12 @@ impl<K: Ord, V> ChunkMap<K, V> {
             Bound::Excluded(k) => self.seek(k, true),
             Bound::Unbounded => (self.chunks.len(), 0),
         };
-        Range { chunks: &self.chunks, front, back: back.max(front) }
+        ChunkRange { chunks: &self.chunks, front, back: back.max(front) }
     }
 
     /// The entries, in key order.
-    pub fn iter(&self) -> Range<'_, K, V> {
-        Range { chunks: &self.chunks, front: (0, 0), back: (self.chunks.len(), 0) }
+    pub fn iter(&self) -> ChunkRange<'_, K, V> {
+        ChunkRange { chunks: &self.chunks, front: (0, 0), back: (self.chunks.len(), 0) }
     }
 
     /// The keys, in order.
@@ -283,9 +284,9 @@ impl<K: Ord + Borrow<Q>, V, Q: Ord + ?Sized> Index<&Q> for ChunkMap<K, V> {
 
 impl<'a, K: Ord, V> IntoIterator for &'a ChunkMap<K, V> {
     type Item = (&'a K, &'a V);
-    type IntoIter = Range<'a, K, V>;
+    type IntoIter = ChunkRange<'a, K, V>;
 
-    fn into_iter(self) -> Range<'a, K, V> {
+    fn into_iter(self) -> ChunkRange<'a, K, V> {
         self.iter()
     }
 }
@@ -293,19 +294,19 @@ impl<'a, K: Ord, V> IntoIterator for &'a ChunkMap<K, V> {
 /// Entries of a [`ChunkMap`] between two positions, in key order from either end, as
 /// `(&key, &value)` like a `BTreeMap`'s.
 #[derive(Debug)]
-pub struct Range<'a, K, V> {
+pub struct ChunkRange<'a, K, V> {
     chunks: &'a [Vec<(K, V)>],
     front: Pos,
     back: Pos,
 }
 
-impl<K, V> Clone for Range<'_, K, V> {
+impl<K, V> Clone for ChunkRange<'_, K, V> {
     fn clone(&self) -> Self {
-        Range { chunks: self.chunks, front: self.front, back: self.back }
+        ChunkRange { chunks: self.chunks, front: self.front, back: self.back }
     }
 }
 
-impl<'a, K, V> Iterator for Range<'a, K, V> {
+impl<'a, K, V> Iterator for ChunkRange<'a, K, V> {
     type Item = (&'a K, &'a V);
 
     fn next(&mut self) -> Option<Self::Item> {
@@ -320,7 +321,7 @@ impl<'a, K, V> Iterator for Range<'a, K, V> {
     }
 }
 
-impl<K, V> DoubleEndedIterator for Range<'_, K, V> {
+impl<K, V> DoubleEndedIterator for ChunkRange<'_, K, V> {
     fn next_back(&mut self) -> Option<Self::Item> {
         if self.front >= self.back {
             return None;
@@ -390,7 +391,7 @@ impl<T: Ord> ChunkSet<T> {
 
 impl<'a, T: Ord> IntoIterator for &'a ChunkSet<T> {
     type Item = &'a T;
-    type IntoIter = std::iter::Map<Range<'a, T, ()>, fn((&'a T, &'a ())) -> &'a T>;
+    type IntoIter = std::iter::Map<ChunkRange<'a, T, ()>, fn((&'a T, &'a ())) -> &'a T>;
 
     fn into_iter(self) -> Self::IntoIter {
         self.0.iter().map(|(k, _)| k)

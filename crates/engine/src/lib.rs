@@ -16,7 +16,7 @@ pub mod sort;
 mod sorted;
 mod stream;
 
-pub use chunked::{ChunkMap, ChunkSet, Range, CHUNK};
+pub use chunked::{ChunkMap, ChunkRange, ChunkSet};
 pub use glob::glob_match;
 pub use group::{Consumer, ConsumerName, Group, Pending};
 pub use id::{AddId, IdMode, InvalidId, StreamId};

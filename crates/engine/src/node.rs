@@ -84,7 +84,8 @@ impl Node {
     }
 
     /// Appends an entry; `fields` alternates names and values. The caller has checked that the
-    /// id is greater than every id in the node.
+    /// id is greater than every live id in the node (a tombstone may be above it: see
+    /// [`Node::find`]).
     pub fn append(&mut self, id: StreamId, fields: &[Vec<u8>]) {
         let pairs = fields.len() / 2;
         let same = pairs == self.master_fields.len()
@@ -128,17 +129,24 @@ impl Node {
         self.buf.get(self.last_at as usize).is_some_and(|&flags| flags & FLAG_DELETED == 0)
     }
 
-    /// Walks the node's entries in id order, tombstones included.
+    /// Walks the node's entries in the order they were added, tombstones included. Live
+    /// entries come in increasing id order; a tombstone may be followed by smaller ids (see
+    /// [`Node::find`]).
     pub fn walk(&self) -> Walk<'_> {
         Walk { node: self, at: 0 }
     }
 
-    /// Finds the entry with exactly this id, tombstones included.
+    /// Finds the live entry with exactly this id.
+    ///
+    /// Tombstones are passed over, not compared: XSETID with MAXDELETEDID can move the last id
+    /// below a deleted entry, and later entries then follow the tombstone with smaller ids, or
+    /// with its very id (Redis 8.2.3 keeps both in the listpack and finds the live one; XDEL of
+    /// that id answers 1).
     pub fn find(&self, id: StreamId) -> Option<RawEntry> {
         if id < self.master_id || id > self.last_id {
             return None;
         }
-        self.walk().take_while(|e| e.id <= id).find(|e| e.id == id)
+        self.walk().filter(|e| !e.deleted).take_while(|e| e.id <= id).find(|e| e.id == id)
     }
 
     /// Marks an entry deleted. Returns false if it already was.
@@ -301,12 +309,18 @@ mod tests {
         let fourth = node.find(StreamId::new(8, 1)).unwrap();
         assert_eq!(node.fields(&fourth), [(b"a".to_vec(), b"007".to_vec())]);
         assert!(node.mark_deleted(&third));
-        assert!(!node.mark_deleted(&node.find(StreamId::new(7, 0)).unwrap()));
+        assert!(!node.mark_deleted(&third));
         assert_eq!((node.live, node.deleted), (3, 1));
         assert!(node.last_is_live());
         assert!(node.mark_deleted(&fourth));
         assert!(!node.last_is_live());
-        assert!(node.find(StreamId::new(7, 0)).unwrap().deleted);
+        // A tombstone is not found, and does not hide what follows it.
+        assert!(node.find(StreamId::new(7, 0)).is_none());
+        assert!(node.walk().find(|e| e.id == StreamId::new(7, 0)).unwrap().deleted);
+        node.append(StreamId::new(7, 0), &v(&["a", "again"]));
+        let again = node.find(StreamId::new(7, 0)).unwrap();
+        assert!(!again.deleted);
+        assert_eq!(node.fields(&again), [(b"a".to_vec(), b"again".to_vec())]);
     }
 
     /// The listpack cost of an entry, written out term by term as Redis lays it out; `append`

@@ -439,7 +439,16 @@ impl Stream {
 
     // ----- reading ------------------------------------------------------------------------
 
-    fn raw_range(&self, start: StreamId, end: StreamId, rev: bool) -> Box<dyn Iterator<Item = (&Node, RawEntry)> + '_> {
+    /// The live entries with ids in `[start, end]`, with their nodes. Tombstones are dropped
+    /// before the bounds are compared, as Redis's iterator skips them: only live ids are sure
+    /// to increase (see [`Node::find`]), and a tombstone above `end` may sit before live
+    /// entries inside it.
+    fn live_range(
+        &self,
+        start: StreamId,
+        end: StreamId,
+        rev: bool,
+    ) -> Box<dyn Iterator<Item = (&Node, RawEntry)> + '_> {
         if start > end {
             return Box::new(std::iter::empty());
         }
@@ -450,7 +459,7 @@ impl Stream {
                     .rev()
                     .take_while(move |(_, n)| n.last_id >= start)
                     .flat_map(|(_, n)| {
-                        let raws: Vec<RawEntry> = n.walk().collect();
+                        let raws: Vec<RawEntry> = n.walk().filter(|r| !r.deleted).collect();
                         raws.into_iter().rev().map(move |r| (n, r))
                     })
                     .skip_while(move |(_, r)| r.id > end)
@@ -461,7 +470,7 @@ impl Stream {
             Box::new(
                 self.nodes
                     .range(from..)
-                    .flat_map(|(_, n)| n.walk().map(move |r| (n, r)))
+                    .flat_map(|(_, n)| n.walk().filter(|r| !r.deleted).map(move |r| (n, r)))
                     .skip_while(move |(_, r)| r.id < start)
                     .take_while(move |(_, r)| r.id <= end),
             )
@@ -470,9 +479,7 @@ impl Stream {
 
     /// Live entries with ids in `[start, end]`, ascending or (with `rev`) descending.
     pub fn range(&self, start: StreamId, end: StreamId, rev: bool) -> impl Iterator<Item = Entry> + '_ {
-        self.raw_range(start, end, rev)
-            .filter(|(_, r)| !r.deleted)
-            .map(|(n, r)| Entry { id: r.id, fields: n.fields(&r) })
+        self.live_range(start, end, rev).map(|(n, r)| Entry { id: r.id, fields: n.fields(&r) })
     }
 
     /// The live entry with this id.
@@ -482,9 +489,10 @@ impl Stream {
 
     /// Whether a live entry has this id.
     pub fn contains(&self, id: StreamId) -> bool {
-        self.locate(id).is_some_and(|(_, raw)| !raw.deleted)
+        self.locate(id).is_some()
     }
 
+    /// The live entry with this id, and the key of its node.
     fn locate(&self, id: StreamId) -> Option<(StreamId, RawEntry)> {
         let (key, node) = self.nodes.range(..=id).next_back()?;
         node.find(id).map(|raw| (*key, raw))
@@ -501,15 +509,11 @@ impl Stream {
     }
 
     fn last_live_id_by_walking(&self) -> StreamId {
-        self.raw_range(StreamId::MIN, StreamId::MAX, true)
-            .find(|(_, r)| !r.deleted)
-            .map_or(StreamId::MIN, |(_, r)| r.id)
+        self.live_range(StreamId::MIN, StreamId::MAX, true).next().map_or(StreamId::MIN, |(_, r)| r.id)
     }
 
     fn first_live_id(&self) -> StreamId {
-        self.raw_range(StreamId::MIN, StreamId::MAX, false)
-            .find(|(_, r)| !r.deleted)
-            .map_or(StreamId::MIN, |(_, r)| r.id)
+        self.live_range(StreamId::MIN, StreamId::MAX, false).next().map_or(StreamId::MIN, |(_, r)| r.id)
     }
 
     // ----- deleting and trimming ----------------------------------------------------------
@@ -1127,25 +1131,35 @@ impl Stream {
     pub fn check_invariants(&self) -> Result<(), String> {
         self.nodes.check_invariants().map_err(|e| format!("nodes: {e}"))?;
         let mut live = 0u64;
+        // Live ids increase through the whole stream; tombstones only stay within their node
+        // (XSETID ... MAXDELETEDID can put the last id below one; see `Node::find`).
         let mut previous: Option<StreamId> = None;
         for (key, node) in &self.nodes {
             if *key != node.master_id {
                 return Err(format!("node keyed {key} has master {}", node.master_id));
             }
             let (mut l, mut d) = (0u32, 0u32);
+            let mut walked = None;
             for raw in node.walk() {
-                if previous.is_some_and(|p| raw.id <= p) {
-                    return Err(format!("ids out of order at {}", raw.id));
+                if raw.id < node.master_id {
+                    return Err(format!("{} is below its node's master {key}", raw.id));
                 }
-                previous = Some(raw.id);
+                walked = Some(raw.id);
                 if raw.deleted {
                     d += 1;
-                } else {
-                    l += 1;
+                    continue;
                 }
+                if previous.is_some_and(|p| raw.id <= p) {
+                    return Err(format!("live ids out of order at {}", raw.id));
+                }
+                previous = Some(raw.id);
+                l += 1;
             }
             if (l, d) != (node.live, node.deleted) {
                 return Err(format!("node {key} counts {l}/{d} but records {}/{}", node.live, node.deleted));
+            }
+            if walked != Some(node.last_id) {
+                return Err(format!("node {key} records last id {} but ends at {walked:?}", node.last_id));
             }
             live += u64::from(l);
         }
@@ -1153,7 +1167,7 @@ impl Stream {
             return Err(format!("length {} but {live} live entries", self.length));
         }
         if previous.is_some_and(|p| p > self.last_id) {
-            return Err("an entry is above last-generated-id".into());
+            return Err("a live entry is above last-generated-id".into());
         }
         if self.last_live_id() != self.last_live_id_by_walking() {
             return Err(format!(
@@ -1181,7 +1195,8 @@ impl Stream {
 struct LiveCursor<'a> {
     stream: &'a Stream,
     node: Option<(&'a Node, Walk<'a>)>,
-    /// The entry the walk stopped on (not below the last id asked).
+    /// The live entry the walk stopped on (not below the last id asked). Tombstones are
+    /// skipped, as in [`Node::find`]: only live ids are in order.
     current: Option<RawEntry>,
 }
 
@@ -1206,6 +1221,7 @@ impl<'a> LiveCursor<'a> {
             let entry = match self.current {
                 Some(entry) => entry,
                 None => match walk.next() {
+                    Some(entry) if entry.deleted => continue,
                     Some(entry) => entry,
                     None => return false,
                 },
@@ -1215,7 +1231,7 @@ impl<'a> LiveCursor<'a> {
                 continue;
             }
             self.current = Some(entry);
-            return entry.id == id && !entry.deleted;
+            return entry.id == id;
         }
     }
 }

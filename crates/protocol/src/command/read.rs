@@ -20,6 +20,10 @@
 //! 5. [`streams_reply`] builds the reply from the served streams (RESP2 array of
 //!    `[key, entries]`, RESP3 map).
 
+// The steps above link the private items that carry them out: this page is meant to be read
+// from `cargo doc --document-private-items`, where those links resolve.
+#![allow(rustdoc::private_intra_doc_links)]
+
 use streamlab_engine::{ReadBudget, Stream, StreamId};
 
 use super::{entry_reply, is, parse_int, parse_strict_id, Block, CommandSpec, Ctx, Outcome, Run};
