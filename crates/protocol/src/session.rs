@@ -567,7 +567,9 @@ impl Session {
         if self.next_deadline().is_none_or(|deadline| deadline > now) {
             return;
         }
-        // Served in blocking order, as Redis serves them.
+        // Several reads timing out at one instant are answered in blocking order: that is the
+        // order a transcript prints them in (each goes to its own connection, so a real
+        // server's order between them is not something a client sees).
         let expired: Vec<ConnId> = self
             .state
             .blocked_order
