@@ -196,11 +196,6 @@ impl<K: Ord, V> ChunkMap<K, V> {
         entry
     }
 
-    /// Removes and returns the entry with the smallest key.
-    pub fn pop_first(&mut self) -> Option<(K, V)> {
-        (!self.is_empty()).then(|| self.remove_at(0, 0))
-    }
-
     /// The entry with the smallest key.
     pub fn first_key_value(&self) -> Option<(&K, &V)> {
         self.chunks.first().and_then(|chunk| chunk.first()).map(|(k, v)| (k, v))
@@ -368,11 +363,6 @@ impl<T: Ord> ChunkSet<T> {
         self.0.remove(item).is_some()
     }
 
-    /// The largest item.
-    pub fn last(&self) -> Option<&T> {
-        self.0.last_key_value().map(|(k, _)| k)
-    }
-
     /// The items in `range`, in order.
     pub fn range<R: RangeBounds<T>>(&self, range: R) -> impl DoubleEndedIterator<Item = &T> {
         self.0.range(range).map(|(k, _)| k)
@@ -436,7 +426,10 @@ mod tests {
                 match rng.next(10) {
                     0..=4 => assert_eq!(map.insert(key, step), model.insert(key, step)),
                     5..=7 => assert_eq!(map.remove(&key), model.remove(&key)),
-                    8 => assert_eq!(map.pop_first(), model.pop_first()),
+                    8 => {
+                        let first = map.first_key_value().map(|(k, _)| *k);
+                        assert_eq!(first.and_then(|k| Some((k, map.remove(&k)?))), model.pop_first());
+                    }
                     _ => {
                         let end = key + rng.next(keys / 4 + 1);
                         assert!(map.range(key..=end).eq(model.range(key..=end)));
@@ -464,7 +457,8 @@ mod tests {
         assert!(map.chunks.iter().all(|chunk| chunk.len() == CHUNK));
         // Acking oldest first empties chunks one by one.
         for i in 0..5 * CHUNK as u32 {
-            assert_eq!(map.pop_first(), Some((i, ())));
+            assert_eq!(map.first_key_value(), Some((&i, &())));
+            assert_eq!(map.remove(&i), Some(()));
         }
         assert_eq!(map.chunks.len(), 5);
         // Removing most of every chunk from the middle merges neighbours back together.
@@ -522,7 +516,7 @@ mod tests {
         let mut set = ChunkSet::new();
         assert!(set.insert(3) && set.insert(1) && !set.insert(3));
         assert!(set.contains(&1) && !set.contains(&2));
-        assert_eq!(set.last(), Some(&3));
+        assert_eq!(set.iter().next_back(), Some(&3));
         assert_eq!(set.range(2..).collect::<Vec<_>>(), [&3]);
         assert!(set.remove(&1) && !set.remove(&1));
         assert_eq!(set.iter().collect::<Vec<_>>(), [&3]);

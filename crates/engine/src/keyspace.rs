@@ -229,17 +229,9 @@ impl Keyspace {
 
     /// Removes a key's expiry; returns whether it had one.
     pub fn persist(&mut self, key: &[u8]) -> bool {
-        let had = self.persist_quietly(key);
-        if had {
-            self.touch(key);
-        }
-        had
-    }
-
-    /// Removes a key's expiry without recording a change; returns whether it had one.
-    fn persist_quietly(&mut self, key: &[u8]) -> bool {
         let Some(at) = self.values.get_mut(key).and_then(|slot| slot.expires_at.take()) else { return false };
         self.deadlines.remove(&(at, key.to_vec()));
+        self.touch(key);
         true
     }
 

@@ -136,6 +136,12 @@ impl Node {
         Walk { node: self, at: 0 }
     }
 
+    /// Walks the node's live entries: in id order, since only tombstones can be out of it.
+    /// Every lookup and range goes through this, so none compares a tombstone's id.
+    pub fn live(&self) -> Live<'_> {
+        Live(self.walk())
+    }
+
     /// Finds the live entry with exactly this id.
     ///
     /// Tombstones are passed over, not compared: XSETID with MAXDELETEDID can move the last id
@@ -146,7 +152,7 @@ impl Node {
         if id < self.master_id || id > self.last_id {
             return None;
         }
-        self.walk().filter(|e| !e.deleted).take_while(|e| e.id <= id).find(|e| e.id == id)
+        self.live().take_while(|e| e.id <= id).find(|e| e.id == id)
     }
 
     /// Marks an entry deleted. Returns false if it already was.
@@ -172,6 +178,17 @@ impl Node {
             let names: Vec<Vec<u8>> = (0..pairs).map(|_| read_value(&self.buf, &mut at)).collect();
             names.into_iter().map(|name| (name, read_value(&self.buf, &mut at))).collect()
         }
+    }
+}
+
+/// Iterator over a node's live entries ([`Node::live`]).
+pub struct Live<'a>(Walk<'a>);
+
+impl Iterator for Live<'_> {
+    type Item = RawEntry;
+
+    fn next(&mut self) -> Option<RawEntry> {
+        self.0.find(|e| !e.deleted)
     }
 }
 

@@ -6,7 +6,7 @@ use std::collections::VecDeque;
 use crate::chunked::ChunkMap;
 use crate::group::{ConsumerName, Group};
 use crate::id::{AddId, StreamId};
-use crate::node::{Node, RawEntry, Walk};
+use crate::node::{Live, Node, RawEntry};
 use crate::sorted::SortedMap;
 
 /// The field/value pairs of one entry, in the order they were added.
@@ -459,7 +459,7 @@ impl Stream {
                     .rev()
                     .take_while(move |(_, n)| n.last_id >= start)
                     .flat_map(|(_, n)| {
-                        let raws: Vec<RawEntry> = n.walk().filter(|r| !r.deleted).collect();
+                        let raws: Vec<RawEntry> = n.live().collect();
                         raws.into_iter().rev().map(move |r| (n, r))
                     })
                     .skip_while(move |(_, r)| r.id > end)
@@ -470,7 +470,7 @@ impl Stream {
             Box::new(
                 self.nodes
                     .range(from..)
-                    .flat_map(|(_, n)| n.walk().filter(|r| !r.deleted).map(move |r| (n, r)))
+                    .flat_map(|(_, n)| n.live().map(move |r| (n, r)))
                     .skip_while(move |(_, r)| r.id < start)
                     .take_while(move |(_, r)| r.id <= end),
             )
@@ -523,9 +523,8 @@ impl Stream {
     pub fn delete(&mut self, id: StreamId) -> bool {
         let Some((key, raw)) = self.locate(id) else { return false };
         let node = self.nodes.get_mut(&key).expect("located node exists");
-        if !node.mark_deleted(&raw) {
-            return false;
-        }
+        // `locate` finds live entries only, so this marks a live one.
+        node.mark_deleted(&raw);
         // A node whose last live entry goes is freed; tombstones alone are not kept.
         if node.live == 0 {
             self.nodes.remove(&key);
@@ -659,8 +658,7 @@ impl Stream {
                 TrimStrategy::MaxLen(max) => self.length - live >= max,
                 TrimStrategy::MinId(min) => node.last_id < min,
             };
-            let live_ids =
-                |node: &Node| -> Vec<StreamId> { node.walk().filter(|r| !r.deleted).map(|r| r.id).collect() };
+            let live_ids = |node: &Node| -> Vec<StreamId> { node.live().map(|r| r.id).collect() };
             let whole = past_node
                 && (trim.policy != RefPolicy::Acked || live_ids(node).iter().all(|&id| self.acknowledged_by_all(id)));
             if whole {
@@ -1194,9 +1192,8 @@ impl Stream {
 /// a node from its start for every id: consecutive ids in the same node continue one walk.
 struct LiveCursor<'a> {
     stream: &'a Stream,
-    node: Option<(&'a Node, Walk<'a>)>,
-    /// The live entry the walk stopped on (not below the last id asked). Tombstones are
-    /// skipped, as in [`Node::find`]: only live ids are in order.
+    node: Option<(&'a Node, Live<'a>)>,
+    /// The live entry the walk stopped on (not below the last id asked).
     current: Option<RawEntry>,
 }
 
@@ -1213,7 +1210,7 @@ impl<'a> LiveCursor<'a> {
             if id > node.last_id {
                 return false;
             }
-            self.node = Some((node, node.walk()));
+            self.node = Some((node, node.live()));
             self.current = None;
         }
         let (_, walk) = self.node.as_mut().expect("a node is being walked");
@@ -1221,7 +1218,6 @@ impl<'a> LiveCursor<'a> {
             let entry = match self.current {
                 Some(entry) => entry,
                 None => match walk.next() {
-                    Some(entry) if entry.deleted => continue,
                     Some(entry) => entry,
                     None => return false,
                 },
