@@ -314,7 +314,6 @@ impl LessonRun {
         Ok(Vec::new())
     }
 
-    /// The progress event (and `lesson-complete` the first time every task is done).
     /// A task is complete: its score is kept, and `task-complete` and the progress events
     /// are raised.
     fn complete(&mut self, complete: TaskCompleteEvent, events: &mut Events) {
@@ -325,6 +324,7 @@ impl LessonRun {
         self.progress_events(events);
     }
 
+    /// The progress event (and `lesson-complete` the first time every task is done).
     fn progress_events(&mut self, events: &mut Events) {
         let max_of = |i: usize| if is_question(&self.view.tasks[i].kind) { 1 } else { TASK_MAX };
         let progress = ProgressEvent {
