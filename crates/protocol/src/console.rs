@@ -124,13 +124,7 @@ impl Console {
     /// so undo never closes them; it starts on the first.
     pub fn with_connections(mut session: Session, names: &[&str]) -> Console {
         assert!(!names.is_empty(), "a console needs a connection");
-        let names = {
-            let mut map = SortedMap::new();
-            for name in names {
-                map.insert((*name).to_owned(), session.connect());
-            }
-            map
-        };
+        let names = SortedMap::from_pairs(names.iter().map(|name| ((*name).to_owned(), session.connect())).collect());
         let current = names.iter().min_by_key(|(_, &id)| id).map(|(name, _)| name.clone()).expect("one name");
         Console { timeline: Timeline::new(session), names, current, interactive: false }
     }
