@@ -128,7 +128,7 @@ export async function screenshot(page, name, { fullPage = true } = {}) {
 }
 
 /**
- * Runs `body(page)` in the browser `started` opened, then checks the page logged no errors
+ * Runs `body(page)` in a browser `launch` or `open` started, then checks the page logged no errors
  * (but those `ignore` matches: failures a test causes on purpose), closing the browser
  * whatever happens.
  */
