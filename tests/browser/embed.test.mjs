@@ -1,6 +1,7 @@
 // The embedding kit in headless Chromium: the example course page (a sandbox, a lesson and a
 // quiz in an iframe), ten widgets sharing one wasm download, a page with broken widgets, the
-// iframe's message rules, and README's three snippets pasted into blank pages.
+// iframe's message rules, the player, readonly and pictures-only widgets with an inline lesson
+// played to lesson-complete and destroy(), and README's three snippets pasted into blank pages.
 // Needs dist/ (cargo xtask dist). Run: node --test tests/browser/embed.test.mjs
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
@@ -303,6 +304,104 @@ test('an iframe ignores calls from another origin and posts nothing to it', asyn
     assert.deepEqual(await page.evaluate(() => window.got), [], 'events go only to the origin the frame was given');
     const inFrame = page.frames().find((f) => f.url().includes('embed.html'));
     assert.equal(await inFrame.evaluate(() => document.getElementById('widget').shadowRoot.textContent.includes('hacked')), false);
+  });
+});
+
+test('player, readonly and pictures widgets; an inline lesson to lesson-complete; hints and solution off; destroy()', async () => {
+  // Every lesson needs a reach-state task and a question; in quiz mode only the question is
+  // played, so answering it completes the lesson.
+  const inline = `id = "tiny"
+version = 1
+title = "A one-question lesson"
+summary = "Inline, in the page."
+profile = "redis-8.2"
+minutes = 1
+
+[[variant]]
+values = { s = "t" }
+
+[[task]]
+kind = "reach-state"
+title = "A group"
+prompt = "Create the group \`g\` on \`s\`, and the stream with it."
+hints = ["XGROUP CREATE can make the stream too."]
+solution = ["XGROUP CREATE s g 0 MKSTREAM"]
+must_not_pass = [["XADD s 1-0 f v"]]
+  [[task.check]]
+  kind = "group"
+  stream = "s"
+  group = "g"
+  present = true
+  message = "The group g should exist; present: {actual}."
+
+[[task]]
+kind = "choice"
+title = "What acknowledges"
+prompt = "Which command removes an entry from a group's pending list?"
+options = [
+  { text = "XACK", correct = true, why = "XACK takes it out of the PEL." },
+  { text = "XDEL", why = "XDEL deletes the entry from the stream; the PEL keeps its id." },
+]`;
+  await withBrowser({}, async (page) => {
+    await virtualPage(page, server.url + 'test/modes.html', `<!doctype html><title>modes</title>
+      <script src="${server.url}embed.js"></script>
+      <script>
+        window.seen = [];
+        for (const type of ['ready', 'error', 'quiz-answer', 'task-complete', 'progress', 'lesson-complete']) {
+          document.addEventListener(type, (e) => window.seen.push([e.target.id, type, e.detail]));
+        }
+      </script>
+      <stream-lab id="player" mode="player" lesson="where-a-group-starts" loading="eager" layout="console"></stream-lab>
+      <stream-lab id="ro" mode="readonly" loading="eager" setup="XADD jobs 1-0 type email"></stream-lab>
+      <stream-lab id="pics" layout="pictures" loading="eager" setup="XADD jobs 1-0 type email"></stream-lab>
+      <stream-lab id="strict" mode="lesson" lesson="where-a-group-starts" hints="false" solution="never" loading="eager" layout="console"></stream-lab>
+      <stream-lab id="inline" mode="quiz" loading="eager"><script type="application/toml">${inline}</script></stream-lab>`);
+    await page.goto(server.url + 'test/modes.html');
+    await page.waitForFunction(() => window.seen.filter(([, type]) => type === 'ready' || type === 'error').length >= 5);
+    assert.deepEqual(await page.evaluate(() => window.seen.filter(([, type]) => type === 'error')), [], 'no widget failed');
+    const ready = Object.fromEntries(await page.evaluate(() =>
+      window.seen.filter(([, type]) => type === 'ready').map(([id, , detail]) => [id, detail])));
+    assert.deepEqual([ready.player.mode, ready.player.lesson, ready.player.tasks], ['player', 'where-a-group-starts', 5]);
+    assert.equal(ready.ro.mode, 'readonly');
+    assert.deepEqual([ready.inline.mode, ready.inline.lesson, ready.inline.tasks], ['quiz', 'tiny', 1]);
+
+    // The player lists every task to move between.
+    const player = page.locator('#player');
+    assert.equal(await player.getByRole('navigation', { name: 'Tasks' }).locator('li').count(), 5);
+
+    // Readonly shows the setup's commands and no way to type or step through history.
+    const ro = page.locator('#ro');
+    await ro.getByText('XADD jobs 1-0 type email').waitFor();
+    assert.equal(await ro.locator('#console-input').count(), 0);
+    assert.equal(await ro.getByRole('group', { name: 'History' }).count(), 0);
+
+    // Pictures only: the stream is drawn, there is no console.
+    const pics = page.locator('#pics');
+    await pics.getByText('Stream jobs').waitFor();
+    assert.equal(await pics.locator('#console-input').count(), 0);
+
+    // hints="false" and solution="never": the reach-state task offers neither.
+    const strict = page.locator('#strict');
+    await strict.getByRole('button', { name: 'Check' }).waitFor();
+    assert.equal(await strict.getByRole('button', { name: /^Hint/ }).count(), 0);
+    assert.equal(await strict.getByRole('button', { name: 'Show solution' }).count(), 0);
+
+    // The inline lesson's only question, answered: the lesson is complete.
+    const quiz = page.locator('#inline');
+    await quiz.getByLabel('XACK', { exact: true }).check();
+    await quiz.getByRole('button', { name: 'Answer' }).click();
+    await page.waitForFunction(() => window.seen.some(([id, type]) => id === 'inline' && type === 'lesson-complete'));
+    const of = (type) => page.evaluate((t) => window.seen.filter(([id, k]) => id === 'inline' && k === t).map(([, , d]) => d), type);
+    assert.deepEqual((await of('quiz-answer')).map((a) => [a.task, a.option, a.correct]), [[1, 0, true]]);
+    assert.deepEqual(await of('lesson-complete'), [{ lesson: 'tiny', done: 1, total: 1, score: 1, max: 1 }]);
+    assert.deepEqual((await of('progress')).at(-1), { lesson: 'tiny', done: 1, total: 1, score: 1, max: 1 });
+
+    // destroy(): the widget empties and its methods refuse.
+    await page.evaluate(() => document.getElementById('pics').destroy());
+    assert.equal(await pics.getByText('Stream jobs').count(), 0);
+    const refused = await page.evaluate(() => document.getElementById('pics').run('PING').then(() => 'ran', (e) => e.message));
+    assert.match(refused, /not connected/);
+    await screenshot(page, 'embed-modes.png');
   });
 });
 
