@@ -8,10 +8,13 @@ import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
 import { createServer } from 'node:http';
 import { join } from 'node:path';
-import { root, serveDist, withBrowser, screenshot } from './harness.mjs';
+import { root, serveDist, withBrowser, screenshot, lessonTasks, axe } from './harness.mjs';
 
 let server;
 before(async () => { server = await serveDist(); });
+// Math.random is 0 in every page: a lesson widget without `attempt` plays attempt 0.
+const withPage = (options, body) => withBrowser({ random: 0, ...options }, body);
+const RICH = await readFile(join(root, 'tests', 'browser', 'fixtures', 'rich.toml'), 'utf8');
 after(async () => { await server.close(); });
 
 /** Serves `html` at `path` of the dist server's origin (or another origin's URL). */
@@ -36,7 +39,9 @@ async function typeIn(widget, line) {
 }
 
 test('the course page: sandbox, lesson and quiz raise the events they document', async () => {
-  await withBrowser({}, async (page) => {
+  const tasks = lessonTasks(await readFile(join(root, 'lessons', 'where-a-group-starts.toml'), 'utf8'));
+  const questions = tasks.map((t, n) => n).filter((n) => tasks[n].kind !== 'reach-state');
+  await withPage({}, async (page) => {
     await page.goto(server.url + 'examples/course.html');
     // Record every raw message from the frame to check the envelope itself.
     await page.evaluate(() => {
@@ -46,7 +51,7 @@ test('the course page: sandbox, lesson and quiz raise the events they document',
 
     // The sandbox, under its paragraph.
     const ready = await waitEvent(page, '#sandbox', 'ready');
-    assert.deepEqual(ready, { mode: 'sandbox', profile: 'redis-8.10', steps: 3, lesson: null, tasks: 0 });
+    assert.deepEqual(ready, { mode: 'sandbox', profile: 'redis-8.10', steps: 3, lesson: null, tasks: 0, attempt: null, variant: null });
     const sandbox = page.locator('#sandbox');
     await typeIn(sandbox, 'XREADGROUP GROUP workers alice COUNT 1 STREAMS jobs >');
     const command = await waitEvent(page, '#sandbox', 'command');
@@ -73,50 +78,58 @@ test('the course page: sandbox, lesson and quiz raise the events they document',
     const rejected = await page.evaluate(() => document.getElementById('sandbox').check().then(() => 'resolved', (e) => e.message));
     assert.match(rejected, /no lesson/);
 
-    // The lesson: a wrong answer first, a hint, then the right one.
+    // The lesson: a wrong path first (the lesson foresaw it), a hint, then the right one.
     await page.locator('#lesson').scrollIntoViewIfNeeded();
     const lessonReady = await waitEvent(page, '#lesson', 'ready');
-    assert.deepEqual([lessonReady.mode, lessonReady.lesson, lessonReady.tasks], ['lesson', 'where-a-group-starts', 5]);
+    assert.deepEqual([lessonReady.mode, lessonReady.lesson, lessonReady.tasks, lessonReady.attempt, lessonReady.variant],
+      ['lesson', 'where-a-group-starts', tasks.length, 0, 0]);
     const lesson = page.locator('#lesson');
     await typeIn(lesson, 'XGROUP CREATE orders backfill $');
     await lesson.getByRole('button', { name: 'Check' }).click();
     const wrong = await waitEvent(page, '#lesson', 'check');
-    assert.deepEqual(wrong, { task: 0, passed: false, failed: ['backfill should have 3 orders waiting for it; its lag is 0.'], commands: 1, par: 1 });
-    await lesson.getByText('backfill should have 3 orders waiting for it').waitFor();
+    assert.deepEqual([wrong.task, wrong.passed, wrong.commands, wrong.par], [0, false, 1, 1]);
+    assert.ok(wrong.failed.length > 0 && wrong.hints.length > 0, JSON.stringify(wrong));
+    assert.equal(typeof wrong.misconception, 'string', 'the wrong path is recognised');
+    await lesson.getByText(wrong.misconception.replaceAll('`', '').slice(0, 30)).waitFor();
     await lesson.getByRole('button', { name: /^Hint/ }).click();
-    await lesson.getByText('Where does the group start?').waitFor();
+    await lesson.locator('.hints li').getByText(wrong.hints[0].replaceAll('`', '').slice(0, 30)).waitFor();
     await lesson.getByRole('button', { name: 'Reset' }).click();
-    await typeIn(lesson, 'XGROUP CREATE orders backfill 0');
+    await typeIn(lesson, tasks[0].solution[0]);
     const checked = await page.evaluate(() => document.getElementById('lesson').check());
-    assert.deepEqual(checked, { task: 0, passed: true, failed: [], commands: 1, par: 1 });
+    assert.deepEqual(checked, { task: 0, passed: true, failed: [], misconception: null, hints: [], commands: 1, par: 1 });
     const done = await waitEvent(page, '#lesson', 'task-complete');
     assert.deepEqual(done, { task: 0, score: 2, max: 3, commands: 1, par: 1, hintsUsed: 1, solutionViewed: false });
     const progress = await waitEvent(page, '#lesson', 'progress');
-    assert.deepEqual(progress, { lesson: 'where-a-group-starts', done: 1, total: 5, score: 2, max: 11 });
+    const max = tasks.reduce((n, t) => n + (t.kind === 'reach-state' ? 3 : 1), 0);
+    assert.deepEqual(progress, { lesson: 'where-a-group-starts', done: 1, total: tasks.length, score: 2, max });
     // The next task shows its solution only after a confirmation.
     await lesson.getByRole('button', { name: 'Next →' }).click();
-    await lesson.getByRole('heading', { name: 'Only what happens next' }).waitFor();
+    await lesson.getByRole('heading', { name: tasks[1].title.replaceAll('`', '') }).waitFor();
     await lesson.getByRole('button', { name: 'Show solution' }).click();
     assert.equal(await lesson.locator('.solution').count(), 0);
     await lesson.getByRole('button', { name: 'Yes, show it' }).click();
-    await lesson.locator('.solution').getByText('XGROUP CREATE orders live $').waitFor();
+    await lesson.locator('.solution').getByText(tasks[1].solution[0]).waitFor();
 
     // The quiz in the iframe: events come as postMessage envelopes to this page's origin.
+    // Options are tried in the order shown until one is right.
     await page.locator('#quiz').scrollIntoViewIfNeeded();
     const quizReady = await waitEvent(page, '#quiz', 'ready');
-    assert.deepEqual([quizReady.mode, quizReady.tasks], ['quiz', 2]);
+    assert.deepEqual([quizReady.mode, quizReady.tasks, quizReady.attempt], ['quiz', questions.length, 0]);
     const quiz = page.frameLocator('#quiz');
-    await quiz.getByLabel('(integer) 0', { exact: true }).check();
-    await quiz.getByRole('button', { name: 'Answer' }).click();
-    const miss = await waitEvent(page, '#quiz', 'quiz-answer');
-    assert.deepEqual([miss.task, miss.option, miss.correct], [3, 2, false]);
-    await quiz.getByRole('button', { name: 'Try again' }).click();
-    await quiz.getByLabel(/requires the key to exist/).check();
-    await quiz.getByRole('button', { name: 'Answer' }).click();
-    const hit = await waitEvent(page, '#quiz', 'quiz-answer', 2);
-    assert.equal(hit.correct, true);
+    const count = await quiz.locator('.quiz .option input').count();
+    let tries = 0;
+    for (let n = 0; n < count; n++) {
+      await quiz.locator('.quiz .option input').nth(n).check();
+      await quiz.getByRole('button', { name: 'Answer' }).click();
+      const answer = await waitEvent(page, '#quiz', 'quiz-answer', ++tries);
+      assert.equal(answer.task, questions[0]);
+      assert.equal(typeof answer.option, 'number');
+      assert.deepEqual([answer.options, answer.order, answer.typed], [null, null, null]);
+      if (answer.correct) break;
+      await quiz.getByRole('button', { name: 'Try again' }).click();
+    }
     assert.deepEqual(await waitEvent(page, '#quiz', 'task-complete'),
-      { task: 3, score: 0, max: 1, commands: 0, par: 0, hintsUsed: 0, solutionViewed: false });
+      { task: questions[0], score: tries === 1 ? 1 : 0, max: 1, commands: 0, par: 0, hintsUsed: 0, solutionViewed: false });
     const envelope = await page.evaluate(() => window.rawMessages.find((m) => m.data.type === 'quiz-answer'));
     assert.equal(envelope.origin, new URL(server.url).origin);
     assert.deepEqual(Object.keys(envelope.data).sort(), ['payload', 'source', 'type', 'v']);
@@ -148,7 +161,7 @@ test('the course page: sandbox, lesson and quiz raise the events they document',
 });
 
 test('ten widgets on one page share one download of the wasm; each has its own session', async () => {
-  await withBrowser({}, async (page) => {
+  await withPage({}, async (page) => {
     const fetched = [];
     page.on('request', (r) => { if (/streamlab(_bg\.wasm|\.js)$/.test(r.url())) fetched.push(new URL(r.url()).pathname); });
     const widgets = Array.from({ length: 10 }, (_, i) =>
@@ -167,7 +180,7 @@ test('ten widgets on one page share one download of the wasm; each has its own s
 });
 
 test('loading: lazy waits until the widget is near, click waits for the click', async () => {
-  await withBrowser({}, async (page) => {
+  await withPage({}, async (page) => {
     let wasm = 0;
     page.on('request', (r) => { if (r.url().endsWith('.wasm')) wasm++; });
     await virtualPage(page, server.url + 'test/lazy.html', `<!doctype html><title>lazy</title>
@@ -190,7 +203,7 @@ test('loading: lazy waits until the widget is near, click waits for the click', 
 });
 
 test('persist=local keeps the session across reloads; theme picks the colours', async () => {
-  await withBrowser({}, async (page) => {
+  await withPage({}, async (page) => {
     await virtualPage(page, server.url + 'test/keep.html', `<!doctype html><title>keep</title>
       <script src="../embed.js"></script>
       <stream-lab id="keep" persist="local" theme="dark" loading="eager" layout="console"></stream-lab>
@@ -211,7 +224,7 @@ test('persist=local keeps the session across reloads; theme picks the colours', 
 });
 
 test('a lesson widget refuses what its task turns off, typed, pasted or sent by run()', async () => {
-  await withBrowser({}, async (page) => {
+  await withPage({}, async (page) => {
     await virtualPage(page, server.url + 'test/refuse.html', `<!doctype html><title>refuse</title>
       <script src="../embed.js"></script>
       <stream-lab id="refuse" mode="lesson" lesson="claim-and-xnack" loading="eager" layout="console"></stream-lab>`);
@@ -245,7 +258,7 @@ test('a lesson widget refuses what its task turns off, typed, pasted or sent by 
 });
 
 test('broken widgets show what is wrong and the others still work', async () => {
-  await withBrowser({}, async (page) => {
+  await withPage({}, async (page) => {
     await page.route(server.url + 'test/broken.toml', (route) => route.fulfill({ body: 'id = "broken"\nversion = "one"\n' }));
     await virtualPage(page, server.url + 'test/broken.html', `<!doctype html><title>broken</title>
       <script src="../embed.js"></script>
@@ -282,7 +295,7 @@ title = "<img src=x onerror=alert(1)>"
 });
 
 test('an iframe ignores calls from another origin and posts nothing to it', async () => {
-  await withBrowser({ ignore: /postMessage/ }, async (page) => {
+  await withPage({ ignore: /postMessage/ }, async (page) => {
     // A second server (another port, so another origin) serves the host page; a routed page
     // would count as public and be refused the loopback frame.
     const frameOrigin = new URL(server.url).origin;
@@ -341,8 +354,9 @@ prompt = "Which command removes an entry from a group's pending list?"
 options = [
   { text = "XACK", correct = true, why = "XACK takes it out of the PEL." },
   { text = "XDEL", why = "XDEL deletes the entry from the stream; the PEL keeps its id." },
+  { text = "XTRIM", why = "XTRIM drops old entries from the stream; the PEL keeps their ids." },
 ]`;
-  await withBrowser({}, async (page) => {
+  await withPage({}, async (page) => {
     await virtualPage(page, server.url + 'test/modes.html', `<!doctype html><title>modes</title>
       <script src="${server.url}embed.js"></script>
       <script>
@@ -361,13 +375,14 @@ options = [
     assert.deepEqual(await page.evaluate(() => window.seen.filter(([, type]) => type === 'error')), [], 'no widget failed');
     const ready = Object.fromEntries(await page.evaluate(() =>
       window.seen.filter(([, type]) => type === 'ready').map(([id, , detail]) => [id, detail])));
-    assert.deepEqual([ready.player.mode, ready.player.lesson, ready.player.tasks], ['player', 'where-a-group-starts', 5]);
+    const where = lessonTasks(await readFile(join(root, 'lessons', 'where-a-group-starts.toml'), 'utf8'));
+    assert.deepEqual([ready.player.mode, ready.player.lesson, ready.player.tasks], ['player', 'where-a-group-starts', where.length]);
     assert.equal(ready.ro.mode, 'readonly');
-    assert.deepEqual([ready.inline.mode, ready.inline.lesson, ready.inline.tasks], ['quiz', 'tiny', 1]);
+    assert.deepEqual([ready.inline.mode, ready.inline.lesson, ready.inline.tasks, ready.inline.attempt], ['quiz', 'tiny', 1, 0]);
 
     // The player lists every task to move between.
     const player = page.locator('#player');
-    assert.equal(await player.getByRole('navigation', { name: 'Tasks' }).locator('li').count(), 5);
+    assert.equal(await player.getByRole('navigation', { name: 'Tasks' }).locator('li').count(), where.length);
 
     // Readonly shows the setup's commands and no way to type or step through history.
     const ro = page.locator('#ro');
@@ -412,7 +427,7 @@ test("README's three snippets work pasted into a blank page", async () => {
     assert.ok(found, `README has the ${name} snippet`);
     return found[1].replaceAll('https://streamlab.example/', server.url);
   };
-  await withBrowser({}, async (page) => {
+  await withPage({}, async (page) => {
     const origin = new URL(server.url).origin;
     // The tag.
     await virtualPage(page, server.url + 'test/tag.html', `<!doctype html><title>tag</title>\n${snippet('embed-tag')}`);
@@ -428,9 +443,13 @@ test("README's three snippets work pasted into a blank page", async () => {
       <script>window.got = []; addEventListener('message', (e) => window.got.push(e.data));</script>\n${iframe}`);
     await page.goto(server.url + 'test/iframe.html');
     await page.waitForFunction(() => window.got.some((m) => m.type === 'ready'));
-    await page.frameLocator('iframe').getByLabel(/requires the key to exist/).check();
-    await page.frameLocator('iframe').getByRole('button', { name: 'Answer' }).click();
-    await page.waitForFunction(() => window.got.some((m) => m.type === 'quiz-answer' && m.payload.correct));
+    const frame = page.frameLocator('iframe');
+    for (let n = 0; !(await page.evaluate(() => window.got.some((m) => m.type === 'quiz-answer' && m.payload.correct))); n++) {
+      if (n > 0) await frame.getByRole('button', { name: 'Try again' }).click();
+      await frame.locator('.quiz .option input').nth(n).check();
+      await frame.getByRole('button', { name: 'Answer' }).click();
+      await page.waitForFunction((k) => window.got.filter((m) => m.type === 'quiz-answer').length > k, n);
+    }
     // The JavaScript API.
     const logs = [];
     page.on('console', (m) => logs.push(m.text()));
@@ -440,5 +459,102 @@ test("README's three snippets work pasted into a blank page", async () => {
     await page.waitForTimeout(300);
     assert.ok(logs.includes('(integer) 1'), logs.join('\n'));
     assert.ok(logs.includes('XLEN jobs → (integer) 1'), logs.join('\n'));
+  });
+});
+
+test('an inline lesson in a player widget: the events carry attempts, misconceptions, hints and every kind of answer', async () => {
+  await withPage({ random: 0.25 }, async (page) => {
+    await virtualPage(page, server.url + 'test/rich.html', `<!doctype html><html lang="en"><title>rich</title>
+      <script src="${server.url}embed.js"></script>
+      <script>
+        window.seen = [];
+        for (const type of ['ready', 'error', 'check', 'quiz-answer', 'task-complete']) {
+          document.addEventListener(type, (e) => window.seen.push([e.target.id, type, e.detail]));
+        }
+      </script>
+      <main>
+      <stream-lab id="rich" mode="player" attempt="1" loading="eager"><script type="application/toml">${RICH}</script></stream-lab>
+      <stream-lab id="chance" mode="quiz" loading="eager"><script type="application/toml">${RICH}</script></stream-lab>
+      </main></html>`);
+    await page.goto(server.url + 'test/rich.html');
+    await page.waitForFunction(() => window.seen.filter(([, type]) => type === 'ready' || type === 'error').length >= 2);
+    const of = (id, type) => page.evaluate(([i, t]) => window.seen.filter(([w, k]) => w === i && k === t).map(([, , d]) => d), [id, type]);
+    const last = async (id, type, count) => {
+      await page.waitForFunction(([i, t, n]) => window.seen.filter(([w, k]) => w === i && k === t).length >= n, [id, type, count]);
+      return (await of(id, type)).at(-1);
+    };
+    assert.deepEqual(await of('rich', 'error'), []);
+    const [ready] = await of('rich', 'ready');
+    assert.deepEqual([ready.mode, ready.lesson, ready.tasks, ready.attempt, ready.variant], ['player', 'rich-fixture', 8, 1, 1]);
+    // Without `attempt`, a random one (Math.random is 0.25 here): attempt 250, variant 250 % 3.
+    const [chance] = await of('chance', 'ready');
+    assert.deepEqual([chance.mode, chance.tasks, chance.attempt, chance.variant], ['quiz', 6, 250, 1]);
+
+    const widget = page.locator('#rich');
+    // Variant 1: bob took 4 jobs 40 s ago. A wrong path, then Check: its misconception and
+    // the failing check's hint.
+    await typeIn(widget, 'carol> XCLAIM jobs workers carol 0 1-0');
+    await widget.getByRole('button', { name: 'Check', exact: true }).click();
+    const wrong = await last('rich', 'check', 1);
+    assert.deepEqual(wrong, {
+      task: 0, passed: false, failed: ['carol holds 1 of 4.', 'carol ran XAUTOCLAIM 0 times.'],
+      misconception: 'XCLAIM takes only the ids you name.', hints: ['Claim from the start of the pending list.'],
+      commands: 1, par: 1,
+    });
+    await widget.getByText('What happened:').waitFor();
+    await widget.getByRole('button', { name: 'Hint', exact: true }).click();
+    await widget.locator('.hints').getByText('Claim from the start of the pending list.').waitFor();
+    await widget.getByRole('button', { name: 'Reset', exact: true }).click();
+    await typeIn(widget, 'carol> XAUTOCLAIM jobs workers carol 35000 0-0');
+    await widget.getByRole('button', { name: 'Check', exact: true }).click();
+    assert.equal((await last('rich', 'check', 2)).passed, true);
+    assert.deepEqual(await last('rich', 'task-complete', 1),
+      { task: 0, score: 2, max: 3, commands: 1, par: 1, hintsUsed: 1, solutionViewed: false });
+    // The chained task continues from the widget's own session.
+    await widget.getByRole('button', { name: 'Next →' }).click();
+    await widget.getByText('continues from where you left off').waitFor();
+    for (const line of ['carol> MULTI', 'carol> XADD dead * source 4-0', 'carol> XACK jobs workers 4-0', 'carol> EXEC']) await typeIn(widget, line);
+    await widget.getByRole('button', { name: 'Check', exact: true }).click();
+    assert.deepEqual((await last('rich', 'check', 3)).failed, []);
+    // run() takes lesson lines too: `name> COMMAND` runs on that connection.
+    const read = await page.evaluate(() => document.getElementById('rich').run('bob> XPENDING jobs workers'));
+    assert.deepEqual([read.input, read.conn, read.ok], ['XPENDING jobs workers', 'bob', true]);
+
+    const tasks = widget.getByRole('navigation', { name: 'Tasks' }).locator('button');
+    // Single choice: the option's number in the lesson, whatever its place on screen.
+    await tasks.nth(2).click();
+    await widget.getByLabel('XCLAIM', { exact: true }).check();
+    await widget.getByRole('button', { name: 'Answer' }).click();
+    const single = await last('rich', 'quiz-answer', 1);
+    assert.deepEqual(single, { task: 2, option: 1, options: null, order: null, typed: null, correct: false, why: 'XCLAIM claims only the ids you name.' });
+    // A number.
+    await tasks.nth(5).click();
+    await widget.getByLabel('A whole number').fill('1');
+    await widget.getByLabel('A whole number').press('Enter');
+    const number = await last('rich', 'quiz-answer', 2);
+    assert.deepEqual([number.task, number.typed, number.correct, number.option], [5, '1', true, null]);
+    // Several options.
+    await tasks.nth(6).click();
+    await widget.getByLabel('Reading with NOACK').check();
+    await widget.getByLabel('Acknowledging before the work').check();
+    await widget.getByRole('button', { name: 'Answer' }).click();
+    const several = await last('rich', 'quiz-answer', 3);
+    assert.deepEqual([several.task, several.options, several.correct, several.option], [6, [1, 0], true, null]);
+    // Steps in order, by the lesson's numbers.
+    await tasks.nth(7).click();
+    const steps = ['Create the group', 'Read new entries with >', 'Do the work', 'Acknowledge the entry'];
+    for (let place = 0; place < steps.length; place++) {
+      for (;;) {
+        const shown = await widget.locator('.order-steps .step-text').allInnerTexts();
+        const at = shown.indexOf(steps[place]);
+        if (at <= place) break;
+        await widget.locator('.order-step').nth(at).getByRole('button', { name: 'Move up' }).click();
+      }
+    }
+    await widget.getByRole('button', { name: 'Answer' }).click();
+    const order = await last('rich', 'quiz-answer', 4);
+    assert.deepEqual([order.task, order.order, order.correct], [7, [0, 1, 2, 3], true]);
+    assert.deepEqual(await axe(page), [], 'axe on the player widget');
+    await screenshot(page, 'embed-rich-player.png');
   });
 });

@@ -49,9 +49,11 @@ export async function serveDist() {
 
 /**
  * Starts headless Chromium with a fresh profile (so local storage starts empty); resolves to
- * { context, page, errors } with page errors and console errors collected.
+ * { context, page, errors } with page errors and console errors collected. `random`, when
+ * given, is what Math.random returns in every page (the player picks a first attempt with
+ * it), so a test knows which variant it plays.
  */
-export async function launch({ width = 1400, height = 1000, colorScheme = 'light', reducedMotion = 'no-preference', touch = false } = {}) {
+export async function launch({ width = 1400, height = 1000, colorScheme = 'light', reducedMotion = 'no-preference', touch = false, random } = {}) {
   const profile = await mkdtemp(join(tmpdir(), 'streamlab-chromium-'));
   const context = await chromium.launchPersistentContext(profile, {
     executablePath: process.env.CHROMIUM ?? '/usr/bin/chromium',
@@ -67,6 +69,7 @@ export async function launch({ width = 1400, height = 1000, colorScheme = 'light
       '--disable-background-networking', '--disable-component-update', '--disable-sync',
     ],
   });
+  if (random !== undefined) await context.addInitScript((value) => { Math.random = () => value; }, random);
   const page = context.pages()[0] ?? await context.newPage();
   const errors = [];
   page.on('pageerror', (e) => errors.push(String(e)));
@@ -161,6 +164,34 @@ export function budgetLine(label, name, value, budget, unit) {
   return within;
 }
 
+/**
+ * Presses Tab (Shift+Tab with `back`) until `matches(element, arg)` holds for the focused
+ * element (inside shadow roots too), at most `limit` times; resolves to whether it got
+ * there. Keyboard only: nothing is clicked or focused by script. `matches` runs in the page
+ * (it is sent as source: no closures), `arg` is passed as JSON.
+ */
+export async function tabTo(page, matches, { arg = null, back = false, limit = 80 } = {}) {
+  const test = () => page.evaluate(`(() => {
+    let a = document.activeElement;
+    while (a && a.shadowRoot && a.shadowRoot.activeElement) a = a.shadowRoot.activeElement;
+    return !!a && (${matches})(a, ${JSON.stringify(arg)});
+  })()`);
+  for (let i = 0; i < limit; i++) {
+    if (await test()) return true;
+    await page.keyboard.press(back ? 'Shift+Tab' : 'Tab');
+  }
+  return test();
+}
+
+/** The focused element's text and attributes (inside shadow roots too). */
+export async function focused(page) {
+  return page.evaluate(() => {
+    let a = document.activeElement;
+    while (a && a.shadowRoot && a.shadowRoot.activeElement) a = a.shadowRoot.activeElement;
+    return a ? { tag: a.tagName, text: a.textContent.trim(), label: a.getAttribute('aria-label'), move: a.dataset.move ?? null } : null;
+  });
+}
+
 /** Types each line into the console. */
 export async function runAll(page, lines) {
   for (const line of lines) await type(page, line);
@@ -175,4 +206,40 @@ export async function axe(page) {
   return result.violations
     .filter((v) => v.impact === 'serious' || v.impact === 'critical')
     .map((v) => `${v.id} (${v.impact}): ${v.help} — ${v.nodes.map((n) => n.target.join(' ')).slice(0, 3).join(', ')}`);
+}
+
+/** A lesson file's text as variant 0 shows it: `${expr}` over its default params. */
+export function renderer(text) {
+  const params = Object.fromEntries([...(text.match(/^params = \{([^}]*)\}/m)?.[1] ?? '').matchAll(/(\w+) = (-?\d+)/g)]
+    .map(([, name, value]) => [name, Number(value)]));
+  // Test code only (the shipped scripts never evaluate code): integer arithmetic over params.
+  const value = (expr) => Math.trunc(Function(...Object.keys(params), `return (${expr});`)(...Object.values(params)));
+  return (line) => line.replace(/\$\{([^}]*)\}/g, (_, expr) => String(value(expr)));
+}
+
+/** A TOML array of strings (one level) written `name = [...]` in `block`. */
+function strings(block, name) {
+  const found = block.match(new RegExp(`^\\s*${name} = \\[([\\s\\S]*?)\\]\\s*$`, 'm'));
+  return found ? [...found[1].matchAll(/"((?:[^"\\]|\\.)*)"/g)].map((m) => JSON.parse(`"${m[1]}"`)) : [];
+}
+
+/**
+ * A lesson's tasks as the page plays them in variant 0 (read roughly from the TOML, enough for
+ * tests): kind, whether it continues, title, the solution lines, the first misconception's
+ * path, the right options' texts (code marks dropped), a literal numeric answer, the steps of
+ * an order task in the right order.
+ */
+export function lessonTasks(text) {
+  const render = renderer(text);
+  const plain = (t) => render(t).replaceAll('`', '');
+  return text.split(/^\[\[task\]\]$/m).slice(1).map((block) => ({
+    kind: block.match(/^kind = "([^"]*)"/m)[1],
+    continues: /^continues = true$/m.test(block),
+    title: block.match(/^title = "([^"]*)"/m)?.[1] ?? '',
+    solution: strings(block, 'solution').map(render),
+    wrong: strings(block.split('[[task.misconception]]')[1] ?? '', 'path').map(render),
+    right: [...block.matchAll(/text = "((?:[^"\\]|\\.)*)", correct = true/g)].map((m) => plain(JSON.parse(`"${m[1]}"`))),
+    number: render(block.match(/^answer = "?([^"\n]*)"?$/m)?.[1] ?? ''),
+    steps: strings(block, 'steps').map(plain),
+  }));
 }

@@ -6,22 +6,24 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { serveDist, withPage as withPageAt, type, lastEntry, screenshot, root, axe } from './harness.mjs';
+import { serveDist, withPage as withPageAt, type, lastEntry, screenshot, root, axe, lessonTasks, tabTo } from './harness.mjs';
 
 let server;
 before(async () => { server = await serveDist(); });
 after(async () => { await server?.close(); });
 
-// The lessons' address is the page's search (`?lesson=...`).
-const withPage = ({ search = '', ...options }, body) => withPageAt(server.url + search, options, body);
+// The lessons' address is the page's search (`?lesson=...`). Math.random is 0, so a lesson
+// starts on attempt 0: the lesson as written.
+const withPage = ({ search = '', ...options }, body) => withPageAt(server.url + search, { random: 0, ...options }, body);
 
-/** Each task's reference solution as written in the lesson file (empty for quizzes). */
+/** A lesson's tasks as variant 0 shows them (see harness.mjs). */
+async function tasksOf(id) {
+  return lessonTasks(await readFile(join(root, 'lessons', `${id}.toml`), 'utf8'));
+}
+
+/** Each task's reference solution in variant 0 (empty for quizzes). */
 async function solutions(id) {
-  const text = await readFile(join(root, 'lessons', `${id}.toml`), 'utf8');
-  return text.split(/^\[\[task\]\]$/m).slice(1).map((block) => {
-    const found = block.match(/^solution = \[([\s\S]*?)\]\s*$/m);
-    return found ? [...found[1].matchAll(/"((?:[^"\\]|\\.)*)"/g)].map((m) => JSON.parse(`"${m[1]}"`)) : [];
-  });
+  return (await tasksOf(id)).map((t) => t.solution);
 }
 
 async function openLesson(page, id) {
@@ -36,54 +38,99 @@ async function checkResult(page) {
 }
 
 /**
- * Answers the current quiz: a wrong option (or a wrong typed reply) first, then, after "Try
- * again", the right one. Returns what the wrong answer showed.
+ * Answers the current question as a learner who guesses: wrong first where it can, then, after
+ * "Try again", until it is right (a typed reply is read from "Show what it prints"; an order
+ * task's steps come from the lesson file, `task`). Returns what the first wrong answer showed.
  */
-async function answerQuiz(page) {
-  const typed = page.locator('.typed-reply');
-  if (await typed.count()) {
-    await typed.fill('no idea');
-    await page.getByRole('button', { name: 'Answer' }).click();
-    const wrong = await page.locator('.answer').innerText();
+async function answerQuiz(page, task) {
+  const result = () => page.locator('.answer').innerText();
+  const answer = () => page.getByRole('button', { name: 'Answer', exact: true }).click();
+  const retry = () => page.getByRole('button', { name: 'Try again' }).click();
+  let wrong = null;
+  if (await page.locator('.typed-reply').count()) {
+    await page.locator('.typed-reply').fill('no idea');
+    await answer();
+    wrong = await result();
     assert.match(wrong, /Not quite/);
+    assert.equal(await page.locator('.answer pre.reply').count(), 0, 'a wrong try does not show the reply');
+    await page.getByRole('button', { name: 'Show what it prints' }).click();
     const reply = await page.locator('.answer pre.reply').innerText();
-    await page.getByRole('button', { name: 'Try again' }).click();
+    await retry();
     await page.locator('.typed-reply').fill(reply);
-    await page.getByRole('button', { name: 'Answer' }).click();
-    assert.match(await page.locator('.answer').innerText(), /Right/);
+    await answer();
+    assert.match(await result(), /✓ Right/);
+    return wrong;
+  }
+  if (await page.locator('.numeric-answer').count()) {
+    for (let n = 0; n < 500; n++) {
+      await page.locator('.numeric-answer').fill(String(n));
+      await page.locator('.numeric-answer').press('Enter');
+      const shown = await result();
+      if (/✓ Right/.test(shown)) return wrong;
+      wrong ??= shown;
+      await retry();
+    }
+    assert.fail('no number was right');
+  }
+  if (await page.locator('.order-steps').count()) {
+    await answer();
+    wrong = await result();
+    await retry();
+    // Each step to its place from the top, with its Move up button.
+    for (let place = 0; place < task.steps.length; place++) {
+      for (;;) {
+        const shown = await page.locator('.order-steps .step-text').allInnerTexts();
+        const at = shown.findIndex((t) => t.trim() === task.steps[place]);
+        assert.ok(at >= 0, `step “${task.steps[place]}” is shown: ${shown}`);
+        if (at <= place) break;
+        await page.locator('.order-step').nth(at).getByRole('button', { name: 'Move up' }).click();
+      }
+    }
+    await answer();
+    assert.match(await result(), /✓ Right/);
     return wrong;
   }
   const options = page.locator('.quiz .option input');
   const count = await options.count();
-  let wrong = null;
-  for (let n = 0; n < count; n++) {
-    await page.locator('.quiz .option input').nth(n).check();
-    await page.getByRole('button', { name: 'Answer' }).click();
-    const answer = await page.locator('.answer').innerText();
-    if (/Right/.test(answer)) {
-      // Every option explains itself once answered.
+  const multiple = (await options.first().getAttribute('type')) === 'checkbox';
+  // Every set of options, smallest first, for "select all that apply".
+  const sets = multiple
+    ? Array.from({ length: 2 ** count - 1 }, (_, i) => i + 1).sort((a, b) => bits(a) - bits(b) || a - b)
+      .map((mask) => [...Array(count).keys()].filter((n) => mask & (1 << n)))
+    : [...Array(count).keys()].map((n) => [n]);
+  for (const set of sets) {
+    if (multiple) for (let n = 0; n < count; n++) await options.nth(n).setChecked(set.includes(n));
+    else await options.nth(set[0]).check();
+    await answer();
+    const shown = await result();
+    if (/✓ Right/.test(shown)) {
+      // Every option explains itself once answered right.
       assert.equal(await page.locator('.quiz .option .option-why').count(), count);
       return wrong;
     }
-    wrong ??= answer;
-    await page.getByRole('button', { name: 'Try again' }).click();
+    assert.equal(await page.locator('.quiz .option .option-why').count(), 0, 'a wrong answer explains no other option');
+    wrong ??= shown;
+    await retry();
   }
   assert.fail('no option was right');
 }
 
-/** Completes the open lesson: types each reach-state solution, answers each quiz. */
+const bits = (n) => n.toString(2).replaceAll('0', '').length;
+
+/** Completes the open lesson: types each reach-state solution, answers each question. */
 async function complete(page, id, { shots = false } = {}) {
-  const all = await solutions(id);
+  const all = await tasksOf(id);
   for (let task = 0; task < all.length; task++) {
     await page.locator('.task-list .task-link').nth(task).click();
     await page.waitForSelector(`.task h3:has-text("Task ${task + 1}:")`);
-    if (all[task].length) {
-      for (const line of all[task]) await type(page, line);
-      const result = await checkResult(page);
-      assert.match(result, /Goal reached in \d+ commands \(par \d+\)/, `${id} task ${task + 1}: ${result}`);
+    if (all[task].kind === 'reach-state') {
+      for (const line of all[task].solution) await type(page, line);
+      await page.getByRole('button', { name: 'Check', exact: true }).click();
+      const result = await page.locator('.check-result').innerText();
+      assert.match(result, /Goal reached with \d+ changes? \(par \d+\)/, `${id} task ${task + 1}: ${result}`);
     } else {
-      const wrong = await answerQuiz(page);
-      if (shots && !(await page.locator('.typed-reply').count())) {
+      await answerQuiz(page, all[task]);
+      if (shots && (await page.locator('.quiz .option').count())) {
         await screenshot(page, 'lesson-quiz-answered.png');
       }
     }
@@ -97,24 +144,31 @@ test('two lessons completed by typing their solutions, with a failing check, the
     await page.getByRole('button', { name: 'Lessons', exact: true }).click();
     await page.waitForSelector('.lesson-card');
     // Sections from lessons/index.toml, every lesson in them.
-    assert.equal(await page.locator('.lesson-section').count(), 4);
-    assert.equal(await page.locator('.lesson-card').count(), 17);
+    const index = await readFile(join(root, 'lessons', 'index.toml'), 'utf8');
+    assert.equal(await page.locator('.lesson-section').count(), index.match(/^\[\[section\]\]$/gm).length);
+    assert.equal(await page.locator('.lesson-card').count(), [...index.matchAll(/^lessons = \[([^\]]*)\]/gm)]
+      .reduce((n, m) => n + m[1].split(',').filter((id) => id.trim()).length, 0));
     assert.deepEqual(await axe(page), [], 'axe on the lesson list');
     await screenshot(page, 'lesson-list.png');
 
     await page.locator('[data-lesson="noack"] .lesson-open').click();
     await page.waitForSelector('.lesson .task');
     // The intro's demos ran, with their replies.
-    assert.match(await page.locator('.lesson .demo').first().innerText(), /> XREADGROUP/);
-    assert.match(await page.locator('.lesson .par').innerText(), /Par 2 · your commands 0/);
+    assert.match(await page.locator('.lesson .demo').first().innerText(), /^\w+> \S/);
+    const par = page.locator('.lesson .par');
+    assert.match(await par.innerText(), /Par \d+ changes? · yours 0/);
+    assert.match(await par.getAttribute('title'), /reads such as XINFO, XPENDING and XRANGE are free/);
     await screenshot(page, 'lesson-view.png');
 
     // A check that fails on purpose says what is wrong, in an aria-live region.
     assert.equal(await page.locator('.check-result').getAttribute('aria-live'), 'polite');
-    await type(page, 'XGROUP CREATE clicks billing $');
+    // A read is free; a change counts.
+    await type(page, 'XINFO GROUPS clicks');
+    assert.match(await par.innerText(), /yours 0/);
+    await type(page, 'XADD scratch * note 1');
     const failed = await checkResult(page);
-    assert.match(failed, /biller should hold 3 recoverable clicks; it holds 0\./);
-    assert.match(await page.locator('.lesson .par').innerText(), /your commands 1/);
+    assert.match(failed, /Not yet:\n/);
+    assert.match(await par.innerText(), /yours 1/);
     assert.deepEqual(await axe(page), [], 'axe on a failed check');
     await screenshot(page, 'lesson-check-failed.png');
 
@@ -139,11 +193,11 @@ test('two lessons completed by typing their solutions, with a failing check, the
     assert.equal(await page.locator('.solution').count(), 0);
     await page.getByRole('button', { name: 'Show solution' }).click();
     await page.getByRole('button', { name: 'Yes, show it' }).click();
-    assert.match(await page.locator('.solution pre').innerText(), /biller> XREADGROUP GROUP billing biller STREAMS clicks >/);
+    assert.equal(await page.locator('.solution pre').innerText(), (await solutions('noack'))[0].join('\n'));
 
     // Restart the task (Reset), then complete the lesson by typing the solutions.
     await page.getByRole('button', { name: 'Reset', exact: true }).click();
-    assert.match(await page.locator('.lesson .par').innerText(), /your commands 0/);
+    assert.match(await par.innerText(), /yours 0/);
     await complete(page, 'noack', { shots: true });
 
     // The second lesson.
@@ -159,7 +213,8 @@ test('two lessons completed by typing their solutions, with a failing check, the
     await page.waitForSelector('.lesson-card');
     assert.equal(await page.locator('[data-lesson="noack"] .lesson-status').innerText(), 'done');
     const keys = await page.evaluate(() => Object.keys(localStorage).filter((k) => k.startsWith('streamlab.lesson.')).sort());
-    assert.deepEqual(keys, ['streamlab.lesson.noack@1', 'streamlab.lesson.poison-messages@1']);
+    const version = async (id) => (await readFile(join(root, 'lessons', `${id}.toml`), 'utf8')).match(/^version = (\d+)$/m)[1];
+    assert.deepEqual(keys, [`streamlab.lesson.noack@${await version('noack')}`, `streamlab.lesson.poison-messages@${await version('poison-messages')}`]);
   });
 });
 
@@ -183,30 +238,30 @@ test('a new attempt plays a hidden variant, so the remembered answer fails', asy
   });
 });
 
-test('disabled commands are refused, typed predictions are checked, the sandbox keeps the state', async () => {
+test('disabled commands are refused, predictions run in the console, the sandbox keeps the state', async () => {
   await withPage({ search: '?lesson=ack-is-not-delete' }, async (page) => {
     await page.waitForSelector('.lesson .task');
     assert.match(await page.locator('.lesson .disabled').innerText(), /XDEL/);
     await type(page, 'XDEL anything 1-0');
     assert.match(await lastEntry(page), /turned off in this task/);
-    assert.match(await page.locator('.lesson .par').innerText(), /your commands 0/);
+    assert.match(await page.locator('.lesson .par').innerText(), /yours 0/);
 
-    await openLesson(page, 'ack-before-work');
-    // Task 3 asks for the reply typed.
-    await page.locator('.task-list .task-link').nth(2).click();
-    await page.waitForSelector('.typed-reply');
-    const wrong = await answerQuiz(page);
-    assert.match(wrong, /It prints:\s*\(integer\) 2/);
-    // Once answered, the command can run in the console.
+    // A prediction, once answered right, can run in the console.
+    const tasks = await tasksOf('ack-is-not-delete');
+    const predict = tasks.findIndex((t) => t.kind === 'predict');
+    await page.locator('.task-list .task-link').nth(predict).click();
+    await page.waitForSelector('.predict-command');
+    const command = (await page.locator('.predict-command code').innerText()).replace(/^\w+> /, '');
+    await answerQuiz(page, tasks[predict]);
     await page.getByRole('button', { name: 'Run it in the console' }).click();
-    assert.match(await lastEntry(page), /XLEN orders\n\(integer\) 2/);
+    assert.ok((await lastEntry(page)).includes(`> ${command}\n`), await lastEntry(page));
 
     await page.getByRole('button', { name: 'Sandbox' }).click();
     assert.equal(await page.locator('.lesson').count(), 0);
     // The lesson's session stays in the playground.
-    assert.match(await page.locator('.right').innerText(), /orders/);
-    await type(page, 'XLEN orders');
-    assert.match(await lastEntry(page), /\(integer\) 2/);
+    assert.match(await page.locator('.right').innerText(), /mail/);
+    await type(page, 'EXISTS mail');
+    assert.match(await lastEntry(page), /\(integer\) 1/);
   });
 });
 
@@ -215,7 +270,7 @@ test('lessons load from a URL or a pasted file, validated first, errors with lin
   await withPage({ width: 390, height: 844 }, async (page) => {
     await page.getByRole('button', { name: 'Lessons', exact: true }).click();
     await page.waitForSelector('.lesson-card');
-    const broken = good.replace('minutes = 7', 'minutes = 7\nminuets = 7');
+    const broken = good.replace(/^minutes = \d+$/m, (line) => `${line}\nminuets = 7`);
     const line = broken.split('\n').findIndex((l) => l.startsWith('minuets')) + 1;
     await page.fill('#lesson-paste', broken);
     await page.getByRole('button', { name: 'Check and play' }).click();
@@ -223,8 +278,9 @@ test('lessons load from a URL or a pasted file, validated first, errors with lin
     assert.match(problems, new RegExp(`pasted\\.toml:${line}:1: unknown field \`minuets\``));
     await screenshot(page, 'lesson-load-errors-phone.png');
 
-    // A lesson that parses but fails validation: its goal already passes at the start.
-    const trivial = good.replace('equals = 3', 'equals = 0');
+    // A lesson that parses but fails validation: its first solution does not reach the goal.
+    const trivial = good.replace(/^solution = \[[\s\S]*?\]$/m, 'solution = ["PING"]');
+    assert.notEqual(trivial, good);
     await page.fill('#lesson-paste', trivial);
     await page.getByRole('button', { name: 'Check and play' }).click();
     assert.match(await page.locator('.problems').innerText(), /pasted\.toml:\d+/);
@@ -256,14 +312,21 @@ test('the player is usable with the keyboard alone', async () => {
     assert.match(await page.locator('.check-result').innerText(), /Not yet/);
     const outline = await check.evaluate((e) => getComputedStyle(e).outlineStyle);
     assert.notEqual(outline, 'none', 'focus is visible');
-    // The choice quiz by keyboard: arrows pick a radio, Enter answers.
-    await page.locator('.task-list .task-link').nth(2).focus();
+    // The choice quiz by keyboard: arrows pick a radio (the options are shuffled: the learner
+    // reads them), Enter answers.
+    const tasks = await tasksOf('noack');
+    const choice = tasks.findIndex((t) => t.kind === 'choice');
+    await page.locator('.task-list .task-link').nth(choice).focus();
     await page.keyboard.press('Enter');
     await page.waitForSelector('.quiz .option input');
-    await page.locator('.quiz .option input').first().focus();
+    assert.ok(await tabTo(page, (a) => a.type === 'radio'));
+    const right = tasks[choice].right.map((t) => t.replaceAll('*', ''));
+    const label = () => page.evaluate(() => document.activeElement.labels[0].innerText.trim());
     await page.keyboard.press('Space');
-    await page.keyboard.press('Tab');
+    for (let n = 0; n < 8 && !right.includes(await label()); n++) await page.keyboard.press('ArrowDown');
+    assert.ok(right.includes(await label()), `${await label()} is a right option`);
+    assert.ok(await tabTo(page, (a) => a.textContent.trim() === 'Answer'));
     await page.keyboard.press('Enter');
-    assert.match(await page.locator('.answer').innerText(), /Right/);
+    assert.match(await page.locator('.answer').innerText(), /✓ Right/);
   });
 });

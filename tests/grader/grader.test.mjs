@@ -48,36 +48,64 @@ test('connections, the clock, deliveries and scripts', () => {
 });
 
 test('a lesson re-grades a log on the variant the learner had and on hidden ones', async () => {
-  const toml = await readFile(join(root, 'lessons', 'where-a-group-starts.toml'), 'utf8');
-  const lesson = new Lesson(toml, 'where-a-group-starts.toml');
-  assert.equal(lesson.info.id, 'where-a-group-starts');
-  assert.ok(lesson.info.variants >= 2, 'the lesson has hidden variants');
-  assert.deepEqual(lesson.info.tasks.slice(0, 2).map((t) => [t.kind, t.par]), [['reach-state', 1], ['reach-state', 3]]);
+  // The format's fixture, which uses every kind of task and check (crates/lessons/tests/richer.rs).
+  const toml = await readFile(join(root, 'crates', 'lessons', 'tests', 'fixtures', 'rich.toml'), 'utf8');
+  const lesson = new Lesson(toml, 'rich.toml');
+  assert.equal(lesson.info.id, 'rich');
+  assert.equal(lesson.info.variants, 3);
+  assert.deepEqual(lesson.info.tasks.map((t) => [t.kind, t.par, t.continues]),
+    [['reach-state', 1, false], ['reach-state', 2, true], ['numeric', null, false], ['numeric', null, false],
+      ['choice', null, false], ['order', null, false]]);
+  assert.equal(lesson.info.tasks[4].multiple, true);
 
-  const right = lesson.checkLog(0, 'XGROUP CREATE orders backfill 0');
-  assert.deepEqual([right.passed, right.failures, right.commands, right.par], [true, [], 1, 1]);
-  const wrong = lesson.checkLog(0, 'XGROUP CREATE orders backfill $');
-  assert.equal(wrong.passed, false);
-  assert.match(wrong.failures[0].message, /backfill should have 3 orders waiting for it; its lag is 0/);
-  // The answer memorised from variant 0 names the wrong stream on variant 1 (orders → sales).
-  assert.equal(lesson.checkLog(0, 'XGROUP CREATE orders backfill 0', { variant: 1 }).passed, false);
-  assert.equal(lesson.checkLog(0, 'XGROUP CREATE sales catchup 0', { variant: 1 }).passed, true);
+  // Looking first is free; par counts the claim only.
+  const right = lesson.checkLog(0, 'carol> XPENDING jobs workers - + 10\ncarol> XAUTOCLAIM jobs workers carol 55000 0-0');
+  assert.deepEqual([right.passed, right.failures, right.commands, right.par, right.misconception], [true, [], 1, 1, null]);
+  // On variant 1 bob has been idle 40 s, not 60: the threshold remembered from variant 0
+  // claims nothing, and the lesson says why.
+  const remembered = lesson.checkLog(0, 'carol> XAUTOCLAIM jobs workers carol 55000 0-0', { variant: 1 });
+  assert.equal(remembered.passed, false);
+  assert.equal(remembered.failures[0].message, 'carol holds 0 of 4.');
+  assert.equal(remembered.failures[0].hint, 'Claim from the start of the pending list.');
+  assert.equal(remembered.misconception, 'That threshold is longer than bob has been idle.');
+  assert.equal(lesson.checkLog(0, 'carol> XAUTOCLAIM jobs workers carol 35000 0-0', { variant: 1 }).passed, true);
 
-  const log = ['XGROUP CREATE orders live $', 'XADD orders 4-0 item sofa', 'pager> XREADGROUP GROUP live pager STREAMS orders >'];
-  assert.equal(lesson.checkLog(1, log).passed, true);
-  const graded = lesson.grade(log);
-  assert.equal(graded.passed, false, 'one log does not pass every task');
-  assert.deepEqual(graded.tasks.map((t) => [t.task, t.passed]), [[0, false], [1, true], [2, false]]);
+  // Task 2 continues from task 1: from the reference solution, or from the learner's own log.
+  const together = ['carol> MULTI', 'carol> XADD dead * source 3-0', 'carol> XACK jobs workers 3-0', 'carol> EXEC'];
+  assert.equal(lesson.checkLog(1, together).passed, true);
+  const apart = lesson.checkLog(1, ['carol> XADD dead * source 3-0', 'carol> XACK jobs workers 3-0']);
+  assert.equal(apart.misconception, 'Both ran, but not in one transaction.');
+  const own = lesson.checkLog(1, together, { earlier: ['carol> XAUTOCLAIM jobs workers carol 55000 0-0 COUNT 2'] });
+  assert.equal(own.passed, true);
+  const graded = lesson.gradeTasks(['carol> XAUTOCLAIM jobs workers carol 55000 0-0', together]);
+  assert.deepEqual(graded.tasks.map((t) => [t.task, t.passed]), [[0, true], [1, true]]);
+  assert.equal(lesson.grade('carol> XAUTOCLAIM jobs workers carol 55000 0-0').passed, false, 'one log does not pass every task');
 
-  const predict = lesson.info.tasks.findIndex((t) => t.kind === 'predict');
-  const typed = lesson.checkPrediction(predict, '(error) ERR The XGROUP subcommand requires the key to exist. Note that for CREATE you may want to use the MKSTREAM option to create an empty stream automatically.');
-  assert.equal(typed.correct, true, typed.reply);
-  assert.equal(lesson.checkPrediction(predict, 'OK').correct, false);
-  const choice = lesson.info.tasks.findIndex((t) => t.kind === 'choice');
-  if (choice >= 0) {
-    const answers = [...Array(lesson.info.tasks[choice].options).keys()].map((o) => lesson.checkChoice(choice, o));
-    assert.ok(answers.some((a) => a.correct) && answers.every((a) => a.why.length > 0));
-  }
+  // Questions of every kind; option numbers are the lesson's, whatever order was shown.
+  assert.equal(lesson.checkAnswer(2, '2').correct, true);
+  assert.equal(lesson.checkAnswer(2, '1', { variant: 1 }).correct, true);
+  assert.deepEqual(lesson.checkAnswer(2, '3'), { correct: false, reply: '', why: 'Not that number: look at the state again.' });
+  assert.equal(lesson.checkAnswer(4, [0, 1]).correct, true);
+  assert.equal(lesson.checkChoice(4, [0]).correct, false);
+  assert.equal(lesson.checkAnswer(5, { order: [0, 1, 2] }).correct, true);
+  assert.equal(lesson.checkAnswer(5, { order: [2, 1, 0] }).why, '1 of 3 steps are in the right place.');
+  const shown = lesson.shownOrder(4, 7);
+  assert.deepEqual([...shown].sort(), [0, 1, 2]);
+  assert.deepEqual(lesson.shownOrder(4, 7), shown, 'the same attempt shows the same order');
+  assert.notDeepEqual(lesson.shownOrder(5, 0), [0, 1, 2], 'an order task never starts solved');
+  assert.throws(() => lesson.checkAnswer(4, 0), /not a multiple choice/);
   assert.throws(() => lesson.checkLog(99, ''), /no task 99/);
   assert.throws(() => new Lesson('id = "x"\nbogus = 1\n'), /lesson.toml:2:1: unknown field `bogus`/);
+});
+
+test('every lesson of the course loads in the grader', async () => {
+  const index = await readFile(join(root, 'lessons', 'index.toml'), 'utf8');
+  const ids = [...index.matchAll(/"([a-z0-9-]+)"/g)].map((m) => m[1]);
+  assert.ok(ids.length >= 25, `${ids.length} lessons`);
+  for (const id of ids) {
+    const lesson = new Lesson(await readFile(join(root, 'lessons', `${id}.toml`), 'utf8'), `${id}.toml`);
+    assert.equal(lesson.info.id, id);
+    assert.ok(lesson.info.variants >= 2, `${id} has hidden variants`);
+    lesson.free();
+  }
 });

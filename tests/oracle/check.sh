@@ -1,20 +1,36 @@
 #!/usr/bin/env bash
-# Start private reference servers, compare every golden transcript with the one its
-# "# oracle:" header names, stop them.
+# Start private reference servers, compare every golden transcript and every lesson's golden
+# trace with the server its "# oracle:" header names, stop them.
 #
-#   tests/oracle/check.sh [PORT] [FILE...]     (default port 16379, all files)
+#   tests/oracle/check.sh [PORT] [FILE...]     (default port 16379; tests/transcripts/*.txt
+#                                              and lessons/golden/*.txt)
 #
 # Redis 8.2 listens on PORT, Redis 7.4 on PORT+1 and Valkey 9 on PORT+2; a kind whose
-# binary is not installed (see redis.sh) is not started and its transcripts are skipped.
-# Prints compare.py's report; the exit status is compare.py's.
+# binary is not installed (see redis.sh) is not started and its files are skipped.
+# The servers run under faketime (redis.sh's ORACLE_FAKETIME=1: a frozen clock that
+# `:clock` moves), which a lesson's minutes of `:clock` need. ORACLE_FAKETIME=0 runs them on
+# the real clock instead (record.py then sleeps through every `:clock`; compare.py refuses
+# files with more than two minutes of it); without libfaketime that is the default, with a
+# warning. Prints compare.py's report; the exit status is compare.py's.
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
 port=${1:-16379}
 shift || true
 if [[ $# -eq 0 ]]; then
-    set -- "$here"/../transcripts/*.txt
+    set -- "$here"/../transcripts/*.txt "$here"/../../lessons/golden/*.txt
 fi
+
+if [[ -z "${ORACLE_FAKETIME:-}" ]]; then
+    if compgen -G "/usr/lib/*/faketime/libfaketime.so.1" >/dev/null ||
+        [[ -f /usr/lib/faketime/libfaketime.so.1 || -n "${ORACLE_FAKETIME_LIB:-}" ]]; then
+        ORACLE_FAKETIME=1
+    else
+        echo "check.sh: libfaketime not found (apt-get install faketime): servers run on the real clock" >&2
+        ORACLE_FAKETIME=0
+    fi
+fi
+export ORACLE_FAKETIME
 
 started=()
 stop_all() {

@@ -5,13 +5,16 @@
 - counting how many lines redis-cli --no-raw prints for a RESP2 reply,
 - finding the wall-clock dependent values in redis-cli output, so that
   compare.py can normalise them and record.py can rewrite them into the
-  values StreamLab's virtual clock produces.
+  values StreamLab's virtual clock produces,
+- `:clock` steps, and the clock files of servers started under faketime.
 """
 
 from __future__ import annotations
 
+import os
 import re
 from dataclasses import dataclass, field
+from decimal import ROUND_HALF_UP, Decimal, InvalidOperation
 
 # StreamLab's virtual clock starts here (milliseconds since the epoch).
 VIRTUAL_EPOCH_MS = 1700000000000
@@ -83,6 +86,78 @@ def oracle_of(text: str) -> str:
         return DEFAULT_ORACLE
     words = first[len(ORACLE_MARKER):].split()
     return words[0].lower() if words else DEFAULT_ORACLE
+
+
+# ---------------------------------------------------------------------------
+# The clock: `:clock` steps and faketime clock files
+# ---------------------------------------------------------------------------
+
+_CLOCK_UNITS = {"ms": 1, "s": 1000, "m": 60_000, "h": 3_600_000}
+_CLOCK_STEP = re.compile(r"^\+?([0-9]*\.?[0-9]*)([a-z]*)$")
+
+
+def parse_clock(text: str) -> int | None:
+    """Milliseconds of a `:clock` step, as the console reads it: `+1500`, `1500`,
+    `+1.5s`, `+2m`, `+1h`, `+250ms` (rounded to the nearest ms, halves up); None
+    when it is not one."""
+    m = _CLOCK_STEP.match(text)
+    if not m or m.group(1) in ("", "."):
+        return None
+    factor = _CLOCK_UNITS.get(m.group(2) or "ms")
+    if factor is None:
+        return None
+    try:
+        ms = Decimal(m.group(1)) * factor
+    except InvalidOperation:
+        return None
+    if not 0 <= ms < Decimal(10) ** 15:
+        return None
+    return int(ms.quantize(Decimal(1), rounding=ROUND_HALF_UP))
+
+
+def clock_steps_ms(items: list[Item]) -> int:
+    """How far the `:clock` lines of a file move the clock, in total (ms)."""
+    total = 0
+    for it in items:
+        parts = it.text.split()
+        if it.kind == "meta" and len(parts) == 2 and parts[0] == ":clock":
+            total += parse_clock(parts[1]) or 0
+    return total
+
+
+def run_dir() -> str:
+    """Where tests/oracle/redis.sh keeps its state ($ORACLE_RUN_DIR)."""
+    return os.environ.get("ORACLE_RUN_DIR") or "/tmp/streamlab-oracle"
+
+
+def faketime_file(port: int) -> str | None:
+    """The clock file of the server redis.sh started on `port` under faketime
+    (ORACLE_FAKETIME=1), or None when that server runs on the real clock."""
+    path = os.path.join(run_dir(), f"faketime-{port}.txt")
+    return path if os.path.isfile(path) else None
+
+
+def read_faketime(path: str) -> int:
+    """The time a faketime clock file holds ("1700000000.000005": Unix seconds
+    and microseconds), in whole milliseconds."""
+    with open(path, encoding="ascii") as f:
+        text = f.read().strip()
+    sec, _, frac = text.partition(".")
+    if not sec.isdigit() or (frac and not frac.isdigit()):
+        raise ValueError(f"{path}: not a faketime clock file ({text!r}); "
+                         "start the server with ORACLE_FAKETIME=1 tests/oracle/redis.sh start")
+    return int(sec) * 1000 + int((frac + "000")[:3])
+
+
+def write_faketime(path: str, ms: int) -> None:
+    """Set the clock of the server reading `path` to `ms` (atomically: the
+    server reads the file at every clock reading). 5 us past the millisecond,
+    because libfaketime reads the fraction as a double and .000000 would come
+    back as the millisecond before."""
+    tmp = path + ".new"
+    with open(tmp, "w", encoding="ascii") as f:
+        f.write(f"{ms // 1000}.{ms % 1000:03d}005\n")
+    os.replace(tmp, path)
 
 
 # ---------------------------------------------------------------------------
@@ -317,8 +392,10 @@ _PLACEHOLDER = {"ts": "<TIMESTAMP>", "id": "<TIMESTAMP>-<SEQ>", "idle": "<IDLE>"
                 "clientid": "<CLIENT-ID>"}
 
 
-def normalise_block(lines: list[str], cmd: str) -> list[str]:
-    fields = find_time_fields(lines, cmd) + find_hello_ids(lines, cmd)
+def normalise_block(lines: list[str], cmd: str, clock: bool = True) -> list[str]:
+    """Replace the values that depend on the server's history: the client id in
+    HELLO, and (unless clock is False) the wall-clock dependent ones."""
+    fields = (find_time_fields(lines, cmd) if clock else []) + find_hello_ids(lines, cmd)
     out = list(lines)
     # replace right-to-left within each line so spans stay valid
     for f in sorted(fields, key=lambda f: (f.line, -f.start)):
@@ -343,21 +420,23 @@ def split_prefixed(lines: list[str]) -> tuple[list[str], dict[str, list[int]]]:
     return own, others
 
 
-def normalise_output(lines: list[str], cmd: str) -> list[str]:
+def normalise_output(lines: list[str], cmd: str, clock: bool = True) -> list[str]:
     """Normalise the output lines following one input item."""
     out = list(lines)
     own, others = split_prefixed(lines)
     groups = [("", own, cmd)] + [(p, idx, "") for p, idx in others.items()]
     for prefix, idx, c in groups:
         body = [lines[i][len(prefix):] for i in idx]
-        norm = normalise_block(body, c)
+        norm = normalise_block(body, c, clock)
         for i, text in zip(idx, norm):
             out[i] = prefix + text
     return out
 
 
-def normalise_items(items: list[Item]) -> list[str]:
-    """Render items (with their expected output) as normalised text lines."""
+def normalise_items(items: list[Item], clock: bool = True) -> list[str]:
+    """Render items (with their expected output) as normalised text lines;
+    clock=False keeps wall-clock values (a faketime'd server's clock is the
+    virtual clock, so they must match as they are)."""
     out: list[str] = []
     for it in items:
         if it.kind == "comment":
@@ -365,5 +444,5 @@ def normalise_items(items: list[Item]) -> list[str]:
         else:
             out.append("> " + it.text)
         cmd = command_name(it.text) if it.kind == "cmd" else ""
-        out.extend(normalise_output(it.expected, cmd))
+        out.extend(normalise_output(it.expected, cmd, clock))
     return out

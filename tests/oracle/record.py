@@ -5,6 +5,9 @@
     record.py --port P --in-place FILE... rewrite each FILE with its transcript
     record.py --port P --virtual ...      also rewrite wall-clock values into
                                           StreamLab's virtual-clock values
+    record.py --port P --faketime FILE .. the server's clock is FILE (found by
+                                          itself for a server redis.sh started
+                                          with ORACLE_FAKETIME=1)
 
 FILE is a command file (one redis-cli command line, '#' comment, blank line or
 ':' meta-command per line) or an existing transcript (its '> ' lines are the
@@ -26,10 +29,18 @@ How the end of a reply is found:
   * SUBSCRIBE/PSUBSCRIBE/SSUBSCRIBE and every command of a connection whose
     redis-cli is in its Pub/Sub loop: the relay counts replies; after a short
     quiet period the recorder reads exactly the lines those replies print;
-  * XREAD/XREADGROUP with BLOCK: if the server has not answered within a short
-    wait, the connection is marked blocked and prints nothing; after every
-    later step blocked and subscribed connections are polled and whatever they
-    received is printed with a "[NAME] " prefix (the marker line dropped).
+  * XREAD/XREADGROUP with BLOCK: if the server lists the connection as blocked
+    (CLIENT LIST flag "b") before it answers, the connection is marked blocked
+    and prints nothing; after every later step blocked and subscribed
+    connections are polled and whatever they received is printed with a
+    "[NAME] " prefix (the marker line dropped).
+
+The clock: `:clock +MS` sleeps MS ms, unless the server runs under faketime
+(tests/oracle/redis.sh with ORACLE_FAKETIME=1): its clock is frozen at the time
+its clock file holds, which the recorder puts at StreamLab's virtual epoch at
+the start of each file and section and moves MS ms on at `:clock +MS`, waiting
+until the server reads the new time and then until every blocked read whose
+timeout has passed is answered (the server's cron notices, hz 10).
 """
 
 from __future__ import annotations
@@ -47,12 +58,15 @@ import time
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import oracle_lib as lib  # noqa: E402
 
-BLOCK_WAIT = 0.3        # s: a BLOCK command silent this long is blocked
 QUIET = 0.05            # s: quiet period after replies on a Pub/Sub connection
 POLL_SETTLE = 0.02      # s: let relays pick up bytes before polling
 LONG = 10.0             # s: anything slower than this is a recorder failure
+TIMEOUT_WAIT = 2.0      # s: a blocked read past its timeout is answered within this
 SUBSCRIBE_CMDS = ("subscribe", "psubscribe", "ssubscribe")
 REARM = b"SUBSCRIBE __oracle_rearm__\n"
+# What redis-cli asks first, for its interactive help and hints only; the relay answers it
+# with an empty array: the real reply (about 220 KB) made opening a connection 3x slower.
+COMMAND_DOCS = b"*2\r\n$7\r\nCOMMAND\r\n$4\r\nDOCS\r\n"
 DEBUG = bool(os.environ.get("ORACLE_DEBUG"))
 
 
@@ -72,8 +86,11 @@ class Relay:
         self.port = self.listener.getsockname()[1]
         self.server = socket.create_connection(("127.0.0.1", port))
         self.server.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        # the server lists this connection in CLIENT LIST as addr=127.0.0.1:<local_port>
+        self.local_port = self.server.getsockname()[1]
         self.client: socket.socket | None = None
         self.lock = threading.Lock()
+        self.send_lock = threading.Lock()            # both threads may write to the client
         self.replies: list[tuple[int, bool]] = []   # (printed lines, top-level error)
         self.drop_client_bytes = False               # Pub/Sub loop: cli writes go nowhere
         self.counter = lib.RespCounter()
@@ -89,12 +106,18 @@ class Relay:
 
     def _up(self) -> None:
         assert self.client is not None
+        first = True
         try:
             while True:
                 data = self.client.recv(65536)
                 if not data:
                     break
-                if not self.drop_client_bytes:
+                if first and data.startswith(COMMAND_DOCS):
+                    with self.send_lock:
+                        self.client.sendall(b"*0\r\n")
+                    data = data[len(COMMAND_DOCS):]
+                first = False
+                if data and not self.drop_client_bytes:
                     self.server.sendall(data)
         except OSError:
             pass
@@ -108,7 +131,8 @@ class Relay:
                     break
                 with self.lock:
                     self.replies.extend(self.counter.feed(data))
-                self.client.sendall(data)
+                with self.send_lock:
+                    self.client.sendall(data)
         except OSError:
             pass
 
@@ -153,10 +177,11 @@ class Conn:
         self.in_multi = False
         self.sentinel: str | None = None   # marker pending after a blocked command
         self.block_base = 0            # reply count when the connection blocked
+        self.block_deadline: int | None = None   # server ms its BLOCK times out (faketime)
         self.consumed = 0              # replies already printed (pubsub state)
         self.order = 0                 # when it blocked / entered the pubsub loop
-        # redis-cli asks for COMMAND DOCS when it starts; a first marker makes
-        # sure that reply is behind us before any reply is counted.
+        # redis-cli asks for COMMAND DOCS when it starts (the relay answers);
+        # a first marker makes sure that is behind us before any reply is counted.
         self.write(b"ECHO __oracle_hello__\n")
         self.read_until('"__oracle_hello__"')
 
@@ -257,6 +282,87 @@ def raw_command(port: int, *args: str) -> bytes:
                 return buf
 
 
+class Control:
+    """A connection of the recorder's own (not a transcript's): CLIENT LIST to
+    see whether a connection is blocked, INFO to read the server's clock."""
+
+    def __init__(self, port: int) -> None:
+        self.sock = socket.create_connection(("127.0.0.1", port), timeout=LONG)
+        self.sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        self.counter = lib.RespCounter()
+        self.buf = b""
+
+    def call(self, *args: str) -> bytes:
+        """Send one command; return its raw reply (the payload of a bulk
+        string starts after the first CRLF)."""
+        self.sock.sendall(lib.encode_command([a.encode() for a in args]))
+        while True:
+            data = self.sock.recv(65536)
+            if not data:
+                raise RecorderError("server closed the recorder's control connection")
+            self.buf += data
+            if self.counter.feed(data):
+                reply, self.buf = self.buf, b""
+                return reply
+
+    def blocked(self, local_port: int) -> bool:
+        """Whether the server lists the client at 127.0.0.1:local_port as blocked."""
+        listing = self.call("CLIENT", "LIST").split(b"\r\n", 1)[1]
+        addr = f"addr=127.0.0.1:{local_port}".encode()
+        for line in listing.split(b"\n"):
+            fields = line.split(b" ")
+            if addr in fields:
+                flags = next((f[6:] for f in fields if f.startswith(b"flags=")), b"")
+                return b"b" in flags
+        return False
+
+    def server_ms(self) -> int:
+        """The server's clock (INFO server's server_time_usec), in ms."""
+        info = self.call("INFO", "server")
+        for line in info.split(b"\r\n"):
+            if line.startswith(b"server_time_usec:"):
+                return int(line.split(b":", 1)[1]) // 1000
+        raise RecorderError("INFO server has no server_time_usec")
+
+    def close(self) -> None:
+        self.sock.close()
+
+
+class FakeClock:
+    """The frozen clock of a server started under faketime (redis.sh with
+    ORACLE_FAKETIME=1): its time is what `path` holds, and it moves only here.
+
+    Each file and each section (`:profile`) starts with the clock at StreamLab's
+    virtual epoch, after FLUSHALL and with no client left, so the server's time
+    is the virtual clock's throughout and lessons may name virtual times
+    (`XTRIM s MINID 1700000060000-0`). Within a section it only moves forward;
+    going back across a FLUSHALL is safe, since a stream's ids depend on its
+    own last id, not on the clock's history, and the server's timers run on
+    the monotonic clock, which faketime leaves alone."""
+
+    def __init__(self, path: str) -> None:
+        self.path = path
+        try:
+            self.ms = lib.read_faketime(path)
+        except (OSError, ValueError) as e:
+            raise RecorderError(str(e)) from None
+
+    def set(self, control: Control, ms: int, port: int) -> None:
+        """Put the clock at ms, and wait until the server reads it: Valkey 9
+        runs a command at a time it read up to a few ms earlier, so the first
+        command after a move may still see the old time."""
+        self.ms = ms
+        lib.write_faketime(self.path, ms)
+        deadline = time.monotonic() + 2.0
+        while (got := control.server_ms()) != ms:
+            if time.monotonic() > deadline:
+                raise RecorderError(
+                    f"the server on port {port} does not run on the clock in {self.path} "
+                    f"(it says {got}, the file {ms}); start it with "
+                    f"ORACLE_FAKETIME=1 tests/oracle/redis.sh start {port}")
+            time.sleep(0.0005)
+
+
 def reset_server(port: int) -> None:
     """Make every file independent: no keys, default node limits, no clients
     left over from an earlier file (a stale subscriber would change PUBLISH
@@ -266,8 +372,11 @@ def reset_server(port: int) -> None:
         listing = raw_command(port, "CLIENT", "LIST")
         # a bulk string with one line per client, this connection included
         payload = listing.split(b"\r\n", 1)[1]
-        if payload.count(b"\n") <= 2 or time.monotonic() > deadline:
+        if payload.count(b"\n") <= 2:
             break
+        if time.monotonic() > deadline:
+            clients = payload.decode("utf-8", "replace").strip()
+            raise RecorderError(f"clients of an earlier file or section are still connected:\n{clients}")
         time.sleep(0.01)
     for args in (("FLUSHALL",),
                  ("CONFIG", "SET", "stream-node-max-entries", "100"),
@@ -278,24 +387,29 @@ def reset_server(port: int) -> None:
 
 
 class Step:
-    """Real time window of one input item and the virtual clock during it."""
+    """Server time window of one input item, the virtual clock during it, and
+    the section (from one `:profile` to the next) it belongs to."""
 
-    def __init__(self, start: float, vclock: int) -> None:
+    def __init__(self, start: float, vclock: int, section: int) -> None:
         self.start = start
         self.end = start
         self.vclock = vclock
+        self.section = section
 
 
 class Recorder:
-    def __init__(self, port: int) -> None:
+    def __init__(self, port: int, faketime: str | None = None) -> None:
         self.port = port
         self.conns: dict[str, Conn] = {}
         self.marker_seq = 0
         self.order_seq = 0
         self.vclock = lib.VIRTUAL_EPOCH_MS
+        self.section = 0
         self.steps: list[Step] = []
         # output: list of (line, step index, command name for the block)
         self.out: list[tuple[str, int | None, str]] = []
+        self._control: Control | None = None
+        self.clock = FakeClock(faketime) if faketime else None
 
     # -- connections --------------------------------------------------------
     def conn(self, name: str) -> Conn:
@@ -303,10 +417,23 @@ class Recorder:
             self.conns[name] = Conn(name, self.port)
         return self.conns[name]
 
+    @property
+    def control(self) -> Control:
+        if self._control is None:
+            self._control = Control(self.port)
+        return self._control
+
     def close(self) -> None:
         for c in self.conns.values():
             c.close()
         self.conns.clear()
+        if self._control is not None:
+            self._control.close()
+            self._control = None
+
+    def server_now(self) -> float:
+        """The server's time in ms: the frozen clock, or the wall clock."""
+        return float(self.clock.ms) if self.clock else time.time() * 1000.0
 
     def next_marker(self) -> str:
         self.marker_seq += 1
@@ -368,20 +495,39 @@ class Recorder:
         marker = self.next_marker()
         base = c.relay.reply_count()
         c.write(data + b"ECHO " + marker.encode() + b"\n")
-        may_block = name in ("xread", "xreadgroup") and any(
-            a.lower() == b"block" for a in args[1:])
-        if may_block:
-            deadline = time.monotonic() + BLOCK_WAIT
-            while c.relay.reply_count() <= base and time.monotonic() < deadline:
-                time.sleep(0.002)
-            if c.relay.reply_count() <= base:
-                c.state = "blocked"
-                c.sentinel = f'"{marker}"'
-                c.block_base = base
-                self.order_seq += 1
-                c.order = self.order_seq
-                return []
+        timeout = block_timeout(args) if name in ("xread", "xreadgroup") else None
+        if timeout is not None and self.wait_blocked(c, base):
+            c.state = "blocked"
+            c.sentinel = f'"{marker}"'
+            c.block_base = base
+            c.block_deadline = int(self.server_now()) + timeout if self.clock and timeout else None
+            self.order_seq += 1
+            c.order = self.order_seq
+            return []
         return c.read_until(f'"{marker}"')
+
+    def wait_blocked(self, c: Conn, base: int) -> bool:
+        """After a command that may block: True once the server lists the
+        connection as blocked, False once it has answered."""
+        deadline = time.monotonic() + LONG
+        while c.relay.reply_count() <= base:
+            if self.control.blocked(c.relay.local_port):
+                return True
+            if time.monotonic() > deadline:
+                raise RecorderError(f"[{c.name}] neither answered nor blocked")
+            time.sleep(0.001)
+        return False
+
+    def serve_timeouts(self) -> None:
+        """After the frozen clock moved: wait until each blocked read whose
+        timeout has passed is answered (the server notices in its cron)."""
+        assert self.clock is not None
+        for c in self.conns.values():
+            if c.state != "blocked" or c.block_deadline is None or c.block_deadline > self.clock.ms:
+                continue
+            deadline = time.monotonic() + TIMEOUT_WAIT
+            while c.relay.reply_count() <= c.block_base and time.monotonic() < deadline:
+                time.sleep(0.002)
 
     def enter_pubsub(self, c: Conn, data: bytes) -> list[str]:
         """Send a SUBSCRIBE-like command through redis-cli (which then stays
@@ -421,19 +567,27 @@ class Recorder:
                         self.emit(f"[{c.name}] {ln}", step, "")
 
     # -- a whole file ---------------------------------------------------------
-    def record_items(self, items: list[lib.Item]) -> None:
+    def reset(self) -> None:
+        """A fresh server (no clients, keys, changed limits) at the virtual epoch."""
         reset_server(self.port)
+        self.vclock = lib.VIRTUAL_EPOCH_MS
+        if self.clock:
+            self.clock.set(self.control, self.vclock, self.port)
+
+    def record_items(self, items: list[lib.Item]) -> None:
+        self.reset()
         current = self.conn("default")
         for it in items:
             if it.kind == "comment":
                 self.emit(it.text)
                 continue
             step_idx = len(self.steps)
-            step = Step(time.time() * 1000.0, self.vclock)
+            step = Step(self.server_now(), self.vclock, self.section)
             self.steps.append(step)
             self.emit("> " + it.text)
             if it.kind == "meta":
                 parts = it.text.split()
+                step_ms = lib.parse_clock(parts[1]) if parts[0] == ":clock" and len(parts) == 2 else None
                 if parts[0] == ":as" and len(parts) == 2:
                     current = self.conn(parts[1])
                 elif parts[0] == ":profile" and len(parts) == 2:
@@ -441,15 +595,20 @@ class Recorder:
                     # virtual clock back at its epoch. Which server answers is the
                     # file's "# oracle:" header's business, not this line's.
                     self.close()
-                    reset_server(self.port)
-                    self.vclock = lib.VIRTUAL_EPOCH_MS
+                    self.reset()
+                    self.section += 1
+                    step.start = self.server_now()
                     step.vclock = self.vclock
+                    step.section = self.section
                     current = self.conn("default")
-                elif parts[0] == ":clock" and len(parts) == 2 and parts[1].startswith("+"):
-                    ms = int(parts[1][1:])
-                    time.sleep(ms / 1000.0)
-                    self.vclock += ms
-                    step.start = time.time() * 1000.0
+                elif step_ms is not None:
+                    if self.clock:
+                        self.clock.set(self.control, self.clock.ms + step_ms, self.port)
+                        self.serve_timeouts()
+                    else:
+                        time.sleep(step_ms / 1000.0)
+                    self.vclock += step_ms
+                    step.start = self.server_now()
                     step.vclock = self.vclock
                 else:
                     raise RecorderError(f"unknown meta-command {it.text!r}")
@@ -458,24 +617,26 @@ class Recorder:
                 for ln in self.run_command(current, it.text):
                     self.emit(ln, step_idx, cmd)
             self.poll_others(step_idx)
-            step.end = time.time() * 1000.0
+            step.end = self.server_now()
 
     # -- virtual clock ------------------------------------------------------
     def virtualise(self) -> list[str]:
         """Rewrite wall-clock values into what StreamLab's virtual clock gives.
 
-        A real timestamp is mapped to the virtual time of the step during
-        which it was taken; an idle time to the virtual distance between the
-        step that printed it and the step in which its event happened.
-        Values that match no step (e.g. XCLAIM IDLE/TIME given by hand) are
-        left alone and reported on stderr for a manual fix.
+        A real timestamp is mapped to the virtual time of the step (of the
+        same section) during which it was taken; an idle time to the virtual
+        distance between the step that printed it and the step in which its
+        event happened. Values that match no step (e.g. XCLAIM IDLE/TIME given
+        by hand) are left alone and reported on stderr for a manual fix. Not
+        needed under faketime, where the server's clock is the virtual clock.
         """
         steps = self.steps
         tol = 2.0
+        section = 0
 
         def step_of(real_ms: float, width: float = 0.0) -> Step | None:
-            hits = [s for s in steps
-                    if s.start - tol - width <= real_ms <= s.end + tol]
+            hits = [s for s in steps if s.section == section
+                    and s.start - tol - width <= real_ms <= s.end + tol]
             if not hits:
                 return None
             if len({s.vclock for s in hits}) != 1:
@@ -495,6 +656,7 @@ class Recorder:
                 j += 1
             block = lines[i:j]
             cmd = self.out[i][2]
+            section = steps[st].section
             own, others = lib.split_prefixed(block)
             groups = [("", own, cmd)] + [(p, idx, "") for p, idx in others.items()]
             for prefix, idx, c in groups:
@@ -530,14 +692,31 @@ class Recorder:
         return lines
 
 
-def record_text(port: int, text: str, virtual: bool = False) -> str:
+def block_timeout(args: list[bytes]) -> int | None:
+    """The BLOCK timeout (ms) of an XREAD/XREADGROUP, None without BLOCK."""
+    for i, a in enumerate(args[1:-1], start=1):
+        if a.lower() == b"block":
+            try:
+                return max(0, int(args[i + 1]))
+            except ValueError:
+                return 0
+    return None
+
+
+def record_text(port: int, text: str, virtual: bool = False, faketime: str | None = "auto") -> str:
+    """Record `text` (a command file or transcript) against the server on
+    `port`. faketime: the server's clock file; "auto" finds it (redis.sh's run
+    directory), None means the server runs on the real clock."""
+    if faketime == "auto":
+        faketime = lib.faketime_file(port)
     items = lib.parse_file_text(text)
-    rec = Recorder(port)
+    rec = Recorder(port, faketime)
     try:
         rec.record_items(items)
     finally:
         rec.close()
-    lines = rec.virtualise() if virtual else [ln for ln, _, _ in rec.out]
+    # Under faketime the server's clock was the virtual clock: nothing to rewrite.
+    lines = rec.virtualise() if virtual and not rec.clock else [ln for ln, _, _ in rec.out]
     return "\n".join(lines) + "\n"
 
 
@@ -548,6 +727,9 @@ def main() -> int:
                     help="overwrite each FILE with its transcript")
     ap.add_argument("--virtual", action="store_true",
                     help="rewrite wall-clock values into virtual-clock values")
+    ap.add_argument("--faketime", metavar="FILE", default="auto",
+                    help="the server's faketime clock file (default: the one redis.sh "
+                         "made for the port, if any)")
     ap.add_argument("files", nargs="+")
     opts = ap.parse_args()
     status = 0
@@ -555,7 +737,7 @@ def main() -> int:
         with open(path, encoding="utf-8") as f:
             text = f.read()
         try:
-            out = record_text(opts.port, text, opts.virtual)
+            out = record_text(opts.port, text, opts.virtual, opts.faketime)
         except RecorderError as e:
             print(f"{path}: {e}", file=sys.stderr)
             status = 1

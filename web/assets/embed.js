@@ -19,7 +19,7 @@
   };
   const FLAGS = ['hints', 'autoresize'];
   const TEXTS = ['lesson', 'profile', 'state', 'key'];
-  const KNOWN = [...Object.keys(CHOICES), ...FLAGS, ...TEXTS, 'setup', 'height'];
+  const KNOWN = [...Object.keys(CHOICES), ...FLAGS, ...TEXTS, 'setup', 'height', 'attempt'];
   const LESSON_MODES = ['lesson', 'quiz', 'player'];
   // The widget's methods, on the element and (through embed-frame.js) by message to a frame.
   const METHODS = Object.freeze(['run', 'reset', 'undo', 'redo', 'getState', 'setState', 'exportScript', 'check']);
@@ -61,6 +61,11 @@
       } else if (key === 'setup') {
         const lines = Array.isArray(value) ? value.map(String) : String(value).split('\n');
         o.setup = lines.map((l) => l.trim()).filter((l) => l && !l.startsWith('#'));
+      } else if (key === 'attempt') {
+        // Picks the lesson's variant and the order its options are shown in (random if absent).
+        const v = String(value).trim();
+        if (/^\d{1,9}$/.test(v)) o.attempt = v;
+        else problems.push(`attempt must be a whole number, not "${value}"`);
       } else if (key === 'height') {
         const v = String(value).trim();
         if (/^\d+(\.\d+)?$/.test(v)) o.height = `${v}px`;
@@ -182,6 +187,7 @@
         if (state !== undefined) options.set('state', state);
         if (lesson) {
           for (const [key, value] of Object.entries({ lesson: lesson.text, file: lesson.file, trusted: lesson.trusted, hints: o.hints, solution: o.solution })) options.set(key, value);
+          if (o.attempt !== undefined) options.set('attempt', o.attempt);
         }
         this.widget = m.mount(root, options.toString(), (type, payload) => this.emit(type, JSON.parse(payload)));
         const queued = this.queued;
@@ -209,7 +215,8 @@
       if (type === 'ready') this.settle.ok(this.handle);
       if (type === 'check' && this.checking) { this.checking(detail); this.checking = null; }
       if (type === 'command') {
-        const i = this.pending.findIndex((p) => p.input === detail.input);
+        // A lesson line `name> COMMAND` is reported as the command it ran on `name`.
+        const i = this.pending.findIndex((p) => p.input === detail.input || p.input.replace(/^[\w.:-]+> /, '') === detail.input);
         if (i >= 0) this.pending.splice(i, 1)[0].done(detail);
         if (this.options.persist === 'local' && !this.saving) {
           // One write per turn, however many commands it ran (a paste is one event each):

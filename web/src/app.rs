@@ -5,7 +5,7 @@ use std::rc::Rc;
 
 use gloo::timers::callback::Interval;
 use streamlab_wasm::diff::duration;
-use streamlab_wasm::lesson::{describe, Tutor};
+use streamlab_wasm::lesson::{describe, Progress, Tutor};
 use streamlab_wasm::{Playground, SessionSpec};
 use yew::prelude::*;
 
@@ -66,11 +66,13 @@ pub fn App() -> Html {
     let catalog_error = use_state(|| None::<String>);
     let url_problems = use_state(|| None::<String>);
 
-    // Plays a lesson in the variant its saved progress's attempt picks.
+    // Plays a lesson in the variant its saved progress's attempt picks; a lesson never played
+    // here starts on a random attempt (saved with its progress from then on).
     // Memoized (the dispatcher and the setter never change), so LessonList's props stay equal.
     let open_lesson =
         use_callback((dispatch.clone(), show_list.setter()), |tutor: Rc<Tutor>, (dispatch, show_list)| {
-            let progress = page::load_progress(tutor.id(), tutor.version());
+            let progress = page::saved_progress(tutor.id(), tutor.version())
+                .unwrap_or_else(|| Progress { attempt: page::random_attempt(), solved: Vec::new() });
             let tutor = Rc::new(tutor.attempt(progress.attempt));
             dispatch.emit(Action::OpenLesson(tutor, progress));
             show_list.set(false);

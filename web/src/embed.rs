@@ -11,7 +11,7 @@ use std::rc::Rc;
 
 use streamlab_wasm::embed::{CommandEvent, EmbedOptions, ErrorEvent, Layout, Mode, ReadyEvent};
 use streamlab_wasm::json;
-use streamlab_wasm::lesson::{describe, Progress, Tutor};
+use streamlab_wasm::lesson::{describe, split_connection, Progress, Tutor};
 use streamlab_wasm::{OutputView, Playground, SessionSpec};
 use wasm_bindgen::prelude::*;
 use yew::prelude::*;
@@ -56,6 +56,12 @@ impl Shared {
                     self.redraw();
                     return;
                 }
+                // A line as lessons write them (`name> COMMAND`) runs on that connection.
+                if let (Some(name), text) = split_connection(&line) {
+                    self.send(Action::Switch(name.to_owned()));
+                    self.send(Action::Run(text.to_owned()));
+                    return;
+                }
                 Action::Run(line)
             }
             (Some(lesson), Action::RunAll(lines)) => {
@@ -72,10 +78,25 @@ impl Shared {
                 if notice_shown {
                     self.redraw();
                 }
-                Action::RunAll(lines)
+                let lines: Vec<String> = lines;
+                for line in lines.iter().filter(|l| !l.trim().is_empty()) {
+                    match split_connection(line) {
+                        (Some(name), text) => {
+                            self.send(Action::Switch(name.to_owned()));
+                            self.send(Action::Run(text.to_owned()));
+                        }
+                        _ => self.send(Action::Run(line.clone())),
+                    }
+                }
+                return;
             }
             (_, action) => action,
         };
+        self.send(action);
+    }
+
+    /// Passes an action to the reducer as it is.
+    fn send(&self, action: Action) {
         if let Some(dispatch) = self.dispatch.borrow().as_ref() {
             dispatch.emit(action);
         }
@@ -102,9 +123,12 @@ impl Shared {
     fn reset(&self) {
         match &self.lesson {
             Some(lesson) => {
-                let at = lesson.borrow().at;
-                // A failure is reported as an `error` event already.
-                let _ = self.lesson_step(Step::Go(at));
+                let result = lesson.borrow_mut().restart(&mut self.lab.borrow_mut());
+                self.dispatch(Action::ClearConsole);
+                self.redraw();
+                if let Err(message) = result {
+                    self.emit("error", &json(&ErrorEvent { message }));
+                }
             }
             None => {
                 self.dispatch(Action::Reset);
@@ -120,13 +144,15 @@ impl Shared {
         let result = {
             let mut lesson = lesson.borrow_mut();
             match step {
-                Step::Go(at) => enter(&mut lesson, at, &self.lab).map(|()| Vec::new()),
+                Step::Go(at) => lesson.enter(at, &mut self.lab.borrow_mut()).map(|()| Vec::new()),
                 step => lesson.step(step, &self.lab.borrow()),
             }
         };
         if moving {
-            // A new task's session: the reducer re-reads it, with an empty scrollback.
-            self.dispatch(Action::ClearConsole);
+            // The task's session: the reducer re-reads it, with an empty scrollback unless it
+            // continues the learner's own.
+            let continued = lesson.borrow().continued;
+            self.dispatch(if continued { Action::Refresh } else { Action::ClearConsole });
         }
         self.redraw();
         match result {
@@ -145,31 +171,19 @@ impl Shared {
 }
 
 /// Reads the options' lesson (validated in full unless it is the site's own) and plays it
-/// under the options' rules.
+/// under the options' rules, on the options' attempt or else a random one (it picks the
+/// variant and the order options are shown in; `ready` reports it).
 fn lesson_run(options: &EmbedOptions) -> Result<LessonRun, String> {
     let text = options.lesson.as_deref().unwrap_or_default();
     let file = options.file.as_deref().unwrap_or("lesson.toml");
-    let tutor = if options.trusted {
-        Tutor::parse(file, text, options.attempt)
-    } else {
-        Tutor::load(file, text, options.attempt)
-    }
-    .map_err(|problems| format!("the lesson has problems:\n{}", describe(&problems)))?;
+    let attempt = options.attempt.unwrap_or_else(crate::page::random_attempt);
+    let tutor = if options.trusted { Tutor::parse(file, text, attempt) } else { Tutor::load(file, text, attempt) }
+        .map_err(|problems| format!("the lesson has problems:\n{}", describe(&problems)))?;
     let id = tutor.id().to_owned();
     let rules = Rules { questions_only: options.mode == Mode::Quiz, hints: options.hints, solution: options.solution };
-    let progress = Progress { attempt: options.attempt, solved: Vec::new() };
+    let progress = Progress { attempt, solved: Vec::new() };
     LessonRun::new(Rc::new(tutor), rules, &progress)
         .map_err(|_| format!("the lesson {id} has no tasks for mode {}", options.mode.name()))
-}
-
-/// Moves the lesson to position `at`; a reach-state task's session replaces `lab`'s (in
-/// place: the handle and the reducer share it).
-fn enter(lesson: &mut LessonRun, at: usize, lab: &RefCell<Playground>) -> Result<(), String> {
-    lesson.go(at);
-    if lesson.needs_console() {
-        *lab.borrow_mut() = lesson.session()?;
-    }
-    Ok(())
 }
 
 #[derive(Properties)]
@@ -232,6 +246,8 @@ fn Embed(props: &EmbedProps) -> Html {
                 steps,
                 lesson: lesson.as_ref().map(|l| l.view.id.clone()),
                 tasks: lesson.as_ref().map_or(0, |l| l.order.len()),
+                attempt: lesson.as_ref().map(|l| l.attempt),
+                variant: lesson.as_ref().map(|l| l.tutor.variant()),
             };
             shared.emit("ready", &streamlab_wasm::json(&ready));
         });
@@ -343,7 +359,8 @@ pub fn mount(element: web_sys::Element, options: &str, on_event: js_sys::Functio
     let lesson = match options.mode.has_lesson() {
         true => {
             let mut lesson = lesson_run(&options).map_err(|e| JsError::new(&e))?;
-            enter(&mut lesson, 0, &lab).map_err(|e| JsError::new(&e))?;
+            let at = lesson.at;
+            lesson.enter(at, &mut lab.borrow_mut()).map_err(|e| JsError::new(&e))?;
             Some(RefCell::new(lesson))
         }
         false => None,

@@ -8,21 +8,35 @@
 use std::rc::Rc;
 
 use streamlab_wasm::embed::{
-    task_score, CheckEvent, Prediction, ProgressEvent, QuizAnswerEvent, SolutionPolicy, TaskCompleteEvent, TASK_MAX,
+    task_score, CheckEvent, ProgressEvent, QuizAnswerEvent, SolutionPolicy, TaskCompleteEvent, TASK_MAX,
 };
-use streamlab_wasm::lesson::{commands_since, Answered, LessonView, Progress, TaskKindView, Tutor};
+use streamlab_wasm::lesson::{commands_since, Answer, LessonView, Progress, TaskKindView, Tutor};
 use streamlab_wasm::{json, Playground};
 
 /// Events a step raised: (type, payload JSON). The embed raises them; the page has no use
 /// for them.
 pub type Events = Vec<(&'static str, String)>;
 
+/// One option of a question once it is answered right: whether it is right, and why.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Judged {
+    /// The option's index in the lesson.
+    pub index: usize,
+    /// Whether it is a right option.
+    pub correct: bool,
+    /// Why it is right or wrong.
+    pub why: String,
+}
+
 /// What happened in one task.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct TaskRun {
-    /// Hints shown.
-    pub hints: usize,
-    /// The solution was shown.
+    /// Hints shown, in the order they were asked for: a failing check's own hint (from the
+    /// last Check) comes before the next hint of the task's ladder. Each one counts.
+    pub hints: Vec<String>,
+    /// How far down the task's ladder of hints the learner went.
+    pub ladder: usize,
+    /// The solution was shown (a question: what the command prints, after a wrong try).
     pub solution: bool,
     /// "Show solution" was pressed once and waits for the confirmation.
     pub confirming: bool,
@@ -30,10 +44,13 @@ pub struct TaskRun {
     pub check: Option<CheckEvent>,
     /// The answer shown (questions); "Try again" clears it.
     pub answer: Option<QuizAnswerEvent>,
-    /// What the predicted command prints, once answered (predict tasks).
+    /// What the predicted command prints (predict tasks) or the right number (numeric), once
+    /// answered; shown only once answered right, or revealed.
     pub reply: String,
-    /// Every option's judgement, once an option was chosen: each says why it is right or wrong.
-    pub options: Vec<Answered>,
+    /// A typed prediction's explanation, shown with the reply.
+    pub explain: String,
+    /// Every option's judgement, once the question is answered right.
+    pub options: Vec<Judged>,
     /// Wrong answers before the right one (questions).
     pub wrong: usize,
     /// The score, once the task is complete in this visit.
@@ -65,8 +82,12 @@ pub struct LessonRun {
     pub order: Rc<Vec<usize>>,
     /// Position in `order`.
     pub at: usize,
-    /// Steps the task's session had when it started; the learner's commands come after.
+    /// Where the task's session started (a timeline position); the learner's commands come
+    /// after.
     pub start: usize,
+    /// The current task continues the learner's own session from the task before it (rather
+    /// than the reference solutions' end state).
+    pub continued: bool,
     /// Per task, by index in the lesson.
     pub runs: Vec<TaskRun>,
     /// What the host allows.
@@ -88,6 +109,7 @@ impl PartialEq for LessonRun {
             && self.order == other.order
             && self.at == other.at
             && self.start == other.start
+            && self.continued == other.continued
             && self.runs == other.runs
             && self.rules == other.rules
             && self.attempt == other.attempt
@@ -124,6 +146,7 @@ impl LessonRun {
             order: Rc::new(order),
             at,
             start: 0,
+            continued: false,
             runs,
             rules,
             attempt: progress.attempt,
@@ -158,23 +181,43 @@ impl LessonRun {
         self.order.iter().filter(|&&t| self.runs[t].done).count()
     }
 
-    /// Moves to position `at` of the order (clamped).
-    pub fn go(&mut self, at: usize) {
-        self.at = at.min(self.order.len() - 1);
+    /// Moves to position `at` of the order (clamped) and puts the task's session in `lab`.
+    /// Moving on from a task to the next one in the lesson, when that one continues, keeps
+    /// the learner's own session (with the new task's setup run on it); otherwise the task
+    /// starts from its start state (a task that continues, opened out of order, from the
+    /// reference solutions of the tasks before it). On failure nothing changed.
+    pub fn enter(&mut self, at: usize, lab: &mut Playground) -> Result<(), String> {
+        let from = self.task();
+        let at = at.min(self.order.len() - 1);
+        let to = self.order[at];
+        if to == from + 1 && self.tutor.continues(to) {
+            self.tutor.continue_into(to, lab);
+            self.continued = true;
+        } else {
+            *lab = self.tutor.start(to)?;
+            self.continued = false;
+        }
+        self.at = at;
         self.notice = None;
+        self.start = lab.console().timeline().position();
+        self.runs[to].check = None;
+        Ok(())
     }
 
-    /// A session at the current task's start state (the host puts it in its console); the
-    /// last Check no longer describes it.
-    pub fn session(&mut self) -> Result<Playground, String> {
+    /// Reset: the current task again from where it started (a continued session goes back to
+    /// the step it continued from; the steps after it stay on the timeline to redo).
+    pub fn restart(&mut self, lab: &mut Playground) -> Result<(), String> {
+        if !self.continued {
+            return self.enter(self.at, lab);
+        }
+        lab.seek(self.start);
+        self.notice = None;
         let task = self.task();
-        let playground = self.tutor.start(task)?;
-        self.start = playground.step_count();
         self.runs[task].check = None;
-        Ok(playground)
+        Ok(())
     }
 
-    /// Commands the learner ran in the current task.
+    /// State-changing commands the learner ran in the current task (what par counts).
     pub fn commands(&self, lab: &Playground) -> usize {
         commands_since(lab, self.start)
     }
@@ -189,6 +232,30 @@ impl LessonRun {
         self.tutor.solution(self.task())
     }
 
+    /// The current task's ladder of hints (empty for questions).
+    pub fn ladder(&self) -> &[String] {
+        match &self.view.tasks[self.task()].kind {
+            TaskKindView::ReachState { hints, .. } => hints,
+            _ => &[],
+        }
+    }
+
+    /// The hint "Hint" would show next: a failing check's own hint from the last Check, then
+    /// the ladder's next one (hints already shown are skipped).
+    pub fn next_hint(&self) -> Option<(String, usize)> {
+        if !self.rules.hints {
+            return None;
+        }
+        let run = self.current();
+        let fresh = |h: &&String| !run.hints.contains(h);
+        if let Some(hint) = run.check.as_ref().and_then(|c| c.hints.iter().find(fresh)) {
+            return Some((hint.clone(), run.ladder));
+        }
+        let ladder = self.ladder();
+        let skipped = ladder.iter().skip(run.ladder).take_while(|h| !fresh(h)).count();
+        ladder.get(run.ladder + skipped).map(|h| (h.clone(), run.ladder + skipped + 1))
+    }
+
     /// Check on the current reach-state task.
     fn check(&mut self, lab: &Playground) -> Result<Events, String> {
         let task = self.task();
@@ -200,13 +267,14 @@ impl LessonRun {
         let run = &mut self.runs[task];
         run.check = Some(event.clone());
         if event.passed && run.score.is_none() {
+            let hints = run.hints.len();
             let complete = TaskCompleteEvent {
                 task,
-                score: task_score(event.commands, event.par, run.hints, run.solution),
+                score: task_score(event.commands, event.par, hints, run.solution),
                 max: TASK_MAX,
                 commands: event.commands,
                 par: event.par,
-                hints_used: run.hints,
+                hints_used: hints,
                 solution_viewed: run.solution,
             };
             self.complete(complete, &mut events);
@@ -214,43 +282,62 @@ impl LessonRun {
         Ok(events)
     }
 
-    /// Answers the current question with an option or a typed reply.
-    fn answer(&mut self, answer: Prediction) -> Result<Events, String> {
+    /// Answers the current question. Once it is right, every option says why it is right or
+    /// wrong; a wrong answer shows only what that answer's own explanation says.
+    fn answer(&mut self, answer: Answer) -> Result<Events, String> {
         let task = self.task();
-        let judge = |answer: &Prediction| match (&self.view.tasks[task].kind, answer) {
-            (TaskKindView::Choice { .. }, Prediction::Option(n)) => self.tutor.choose(task, *n),
-            (TaskKindView::Choice { .. }, Prediction::Typed(_)) => Err(format!("task {task} takes an option")),
-            (TaskKindView::Predict { .. }, answer) => self.tutor.predict(task, answer),
-            (TaskKindView::ReachState { .. }, _) => Err(format!("task {task} is checked, not answered")),
-        };
-        let answered = judge(&answer)?;
-        // Once an option is chosen, every option shows why it is right or wrong.
-        let options = match (&answer, &self.view.tasks[task].kind) {
-            (Prediction::Option(_), TaskKindView::Choice { options } | TaskKindView::Predict { options, .. }) => {
-                (0..options.len()).filter_map(|n| judge(&Prediction::Option(n)).ok()).collect()
+        let kind = &self.view.tasks[task].kind;
+        if !is_question(kind) {
+            return Err(format!("task {task} is checked, not answered"));
+        }
+        let answered = self.tutor.answer(task, &answer)?;
+        let shown = match kind {
+            TaskKindView::Choice { options, .. } | TaskKindView::Predict { options, .. } if answered.correct => {
+                options.as_slice()
             }
-            _ => Vec::new(),
+            _ => &[],
         };
-        let (option, typed) = match answer {
-            Prediction::Option(n) => (Some(n), None),
-            Prediction::Typed(text) => (None, Some(text)),
+        let options = shown
+            .iter()
+            .filter_map(|o| self.tutor.option_why(task, o.index).ok().map(|(correct, why)| (o.index, correct, why)))
+            .map(|(index, correct, why)| Judged { index, correct, why })
+            .collect();
+        let typed_prediction = matches!(kind, TaskKindView::Predict { options, .. } if options.is_empty());
+        let mut event = QuizAnswerEvent {
+            task,
+            option: None,
+            options: None,
+            order: None,
+            typed: None,
+            correct: answered.correct,
+            why: answered.why,
         };
-        let event = QuizAnswerEvent { task, option, typed, correct: answered.correct, why: answered.why };
+        match answer {
+            Answer::Option(n) => event.option = Some(n),
+            Answer::Options(set) => event.options = Some(set),
+            Answer::Order(steps) => event.order = Some(steps),
+            Answer::Typed(text) => event.typed = Some(text),
+        }
         let mut events = vec![("quiz-answer", json(&event))];
         let run = &mut self.runs[task];
+        if typed_prediction {
+            run.explain = event.why.clone();
+        }
         run.answer = Some(event.clone());
-        run.reply = answered.reply;
+        if !answered.reply.is_empty() {
+            run.reply = answered.reply;
+        }
         run.options = options;
         if run.score.is_none() {
             if event.correct {
                 let complete = TaskCompleteEvent {
                     task,
-                    score: u32::from(run.wrong == 0),
+                    score: u32::from(run.wrong == 0 && !run.solution),
                     max: 1,
                     commands: 0,
                     par: 0,
                     hints_used: 0,
-                    solution_viewed: false,
+                    solution_viewed: run.solution,
                 };
                 self.complete(complete, &mut events);
             } else {
@@ -265,26 +352,28 @@ impl LessonRun {
         let task = self.task();
         let run = &mut self.runs[task];
         run.answer = None;
-        run.reply.clear();
         run.options.clear();
     }
 
     /// Shows the next hint, when hints are offered.
     fn hint(&mut self) {
-        let task = self.task();
-        if let (true, TaskKindView::ReachState { hints, .. }) = (self.rules.hints, &self.view.tasks[task].kind) {
+        if let Some((hint, ladder)) = self.next_hint() {
+            let task = self.task();
             let run = &mut self.runs[task];
-            run.hints = (run.hints + 1).min(hints.len());
+            run.hints.push(hint);
+            run.ladder = ladder;
         }
     }
 
-    /// "Show solution": asks first when the policy says so.
+    /// "Show solution": asks first when the policy says so (a question, already tried, shows
+    /// what the command prints at once).
     fn reveal(&mut self) {
         let task = self.task();
+        let question = is_question(&self.view.tasks[task].kind);
         let run = &mut self.runs[task];
         match self.rules.solution {
             SolutionPolicy::Never => {}
-            SolutionPolicy::Confirm if !run.confirming && !run.solution => run.confirming = true,
+            SolutionPolicy::Confirm if !question && !run.confirming && !run.solution => run.confirming = true,
             _ => {
                 run.confirming = false;
                 run.solution = true;
@@ -345,7 +434,7 @@ impl LessonRun {
 /// What a button asks the host to do.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Step {
-    /// Go to a position in the run's order (the task's session restarts).
+    /// Go to a position in the run's order (the host puts the task's session in its console).
     Go(usize),
     /// Check the current task.
     Check,
@@ -356,7 +445,7 @@ pub enum Step {
     /// Decline the confirmation.
     KeepHidden,
     /// Answer the current question.
-    Answer(Prediction),
+    Answer(Answer),
     /// Clear a wrong answer to try again.
     Retry,
     /// Run a line in the console (a predict task's command, once answered). Page only.
@@ -374,16 +463,50 @@ pub enum Step {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use streamlab_wasm::lesson::split_connection;
     use streamlab_wasm::SessionSpec;
 
-    const NOACK: &str = include_str!("../../lessons/noack.toml");
-
-    fn run(rules: Rules, progress: &Progress) -> LessonRun {
-        let tutor = Rc::new(Tutor::parse("noack.toml", NOACK, progress.attempt).unwrap());
-        LessonRun::new(tutor, rules, progress).unwrap()
-    }
+    /// Every kind of task (the browser tests' fixture).
+    const RICH: &str = include_str!("../../tests/browser/fixtures/rich.toml");
 
     const PAGE: Rules = Rules { questions_only: false, hints: true, solution: SolutionPolicy::Confirm };
+
+    fn run(rules: Rules, progress: &Progress) -> LessonRun {
+        let tutor = Rc::new(Tutor::load("rich.toml", RICH, progress.attempt).unwrap());
+        LessonRun::new(tutor, rules, &progress.clone()).unwrap()
+    }
+
+    fn type_lines(lab: &mut Playground, lines: &[&str]) {
+        for line in lines {
+            let (conn, text) = split_connection(line);
+            if let Some(conn) = conn {
+                lab.switch(conn);
+            }
+            lab.run(text);
+        }
+    }
+
+    /// A run at its first task, with the task's session.
+    fn started(rules: Rules, progress: &Progress) -> (LessonRun, Playground) {
+        let mut r = run(rules, progress);
+        let mut lab = Playground::new(&SessionSpec::default());
+        let at = r.at;
+        r.enter(at, &mut lab).unwrap();
+        (r, lab)
+    }
+
+    fn kind_at(r: &LessonRun, kind: &str) -> usize {
+        let name = |k: &TaskKindView| match k {
+            TaskKindView::ReachState { .. } => "reach-state",
+            TaskKindView::Predict { options, .. } if options.is_empty() => "typed",
+            TaskKindView::Predict { .. } => "predict",
+            TaskKindView::Choice { multiple: true, .. } => "multiple",
+            TaskKindView::Choice { .. } => "choice",
+            TaskKindView::Numeric => "numeric",
+            TaskKindView::Order { .. } => "order",
+        };
+        r.order.iter().position(|&t| name(&r.view.tasks[t].kind) == kind).unwrap()
+    }
 
     #[test]
     fn saved_progress_marks_tasks_done_and_starts_at_the_first_open_one() {
@@ -396,58 +519,138 @@ mod tests {
     }
 
     #[test]
-    fn hints_and_the_solution_follow_the_rules_and_score() {
-        let mut r = run(PAGE, &Progress::default());
-        let lab = r.session().unwrap();
-        r.hint();
-        r.reveal();
-        assert!(r.current().confirming && !r.current().solution);
-        r.keep_hidden();
-        assert!(!r.current().confirming);
-        r.reveal();
-        r.reveal();
-        assert!(r.current().solution);
+    fn hints_come_from_the_failing_check_first_and_all_count() {
+        let (mut r, mut lab) = started(PAGE, &Progress::default());
+        assert_eq!(r.next_hint().unwrap().0, r.ladder()[0], "before a Check, the ladder");
+        // A wrong path: the check says what happened, and its own hint waits behind Hint.
+        type_lines(&mut lab, &["carol> XCLAIM jobs workers carol 0 1-0"]);
         let events = r.check(&lab).unwrap();
-        assert_eq!(events.len(), 1, "a failing check raises only `check`");
-        assert!(!r.current().done);
-        // The reference solution passes; hints and the solution cost points.
-        let mut lab = r.session().unwrap();
-        for line in r.solution_lines() {
-            let (conn, text) = streamlab_wasm::lesson::split_connection(&line);
-            if let Some(conn) = conn {
-                lab.switch(conn);
-            }
-            lab.run(text);
-        }
+        let check = r.current().check.clone().unwrap();
+        assert_eq!(check.misconception.as_deref(), Some("XCLAIM takes only the ids you name."));
+        assert_eq!(check.hints, ["Claim from the start of the pending list."]);
+        assert!(events[0].1.contains("\"misconception\":\"XCLAIM takes only the ids you name.\""), "{events:?}");
+        r.hint();
+        r.hint();
+        r.hint();
+        let shown = &r.current().hints;
+        assert_eq!(shown[0], "Claim from the start of the pending list.");
+        assert_eq!(shown[1..], r.ladder()[..2]);
+        assert!(r.next_hint().is_none());
+        // The reference solution passes; three hints cost one point.
+        r.restart(&mut lab).unwrap();
+        type_lines(&mut lab, &["carol> XAUTOCLAIM jobs workers carol 55000 0-0"]);
         let events = r.check(&lab).unwrap();
         let kinds: Vec<&str> = events.iter().map(|(k, _)| *k).collect();
         assert_eq!(kinds, ["check", "task-complete", "progress"]);
-        assert_eq!(r.current().score, Some(1));
-        assert_eq!(r.progress().solved, vec![0]);
+        assert!(events[1].1.contains("\"hintsUsed\":3"), "{events:?}");
+        assert_eq!(r.current().score, Some(2));
         let never = Rules { hints: false, solution: SolutionPolicy::Never, ..PAGE };
-        let mut r = run(never, &Progress::default());
+        let (mut r, _) = started(never, &Progress::default());
         r.hint();
         r.reveal();
-        assert_eq!((r.current().hints, r.current().solution), (0, false));
-        assert!(r.commands(&Playground::new(&SessionSpec::default())) == 0);
+        assert_eq!((r.current().hints.len(), r.current().solution), (0, false));
     }
 
     #[test]
-    fn answers_count_wrong_tries_and_explain_every_option() {
-        let mut r = run(PAGE, &Progress::default());
-        let at = r.order.iter().position(|&t| matches!(r.view.tasks[t].kind, TaskKindView::Choice { .. })).unwrap();
-        r.go(at);
-        let TaskKindView::Choice { options } = &r.view.tasks[r.task()].kind else { unreachable!() };
-        let count = options.len();
-        let right = (0..count).find(|&n| r.tutor.choose(r.task(), n).unwrap().correct).unwrap();
-        let wrong = (0..count).find(|&n| n != right).unwrap();
-        r.answer(Prediction::Option(wrong)).unwrap();
-        assert_eq!((r.current().wrong, r.current().options.len()), (1, count));
+    fn the_next_task_of_a_chain_continues_the_learners_session() {
+        let (mut r, mut lab) = started(PAGE, &Progress::default());
+        // Only two of bob's three jobs.
+        type_lines(&mut lab, &["carol> XAUTOCLAIM jobs workers carol 55000 0-0 COUNT 2"]);
+        r.enter(1, &mut lab).unwrap();
+        assert!(r.continued);
+        let carol = |lab: &Playground| {
+            let groups = &lab.snapshot().streams.iter().find(|s| s.key == "jobs").unwrap().groups;
+            groups[0].consumers.iter().find(|c| c.name == "carol").map_or(0, |c| c.pending.len())
+        };
+        assert_eq!(carol(&lab), 2, "the learner's own state");
+        assert_eq!(r.commands(&lab), 0);
+        // Reads are free; Reset goes back to where the task continued from.
+        type_lines(&mut lab, &["XPENDING jobs workers", "carol> XACK jobs workers 1-0"]);
+        assert_eq!(r.commands(&lab), 1);
+        r.restart(&mut lab).unwrap();
+        assert_eq!((r.commands(&lab), carol(&lab), r.continued), (0, 2, true));
+        type_lines(
+            &mut lab,
+            &["carol> MULTI", "carol> XADD dead * source 3-0", "carol> XACK jobs workers 3-0", "carol> EXEC"],
+        );
+        assert!(r.check(&lab).unwrap()[0].1.contains("\"passed\":true"));
+        // Opened out of order, it starts from the reference solutions' end state.
+        r.enter(2, &mut lab).unwrap();
+        r.enter(1, &mut lab).unwrap();
+        assert!(!r.continued);
+        assert_eq!(carol(&lab), 3);
+    }
+
+    #[test]
+    fn a_wrong_answer_explains_only_itself_a_right_one_every_option() {
+        let (mut r, mut lab) = started(PAGE, &Progress::default());
+        let at = kind_at(&r, "choice");
+        r.enter(at, &mut lab).unwrap();
+        let TaskKindView::Choice { options, .. } = r.view.tasks[r.task()].kind.clone() else { unreachable!() };
+        let right = options.iter().find(|o| r.tutor.option_why(r.task(), o.index).unwrap().0).unwrap().index;
+        let wrong = options.iter().find(|o| o.index != right).unwrap().index;
+        let events = r.answer(Answer::Option(wrong)).unwrap();
+        assert!(events[0].1.contains(&format!("\"option\":{wrong}")));
+        assert_eq!((r.current().wrong, r.current().options.len()), (1, 0));
         r.retry();
-        assert!(r.current().answer.is_none() && r.current().options.is_empty());
-        let events = r.answer(Prediction::Option(right)).unwrap();
+        assert!(r.current().answer.is_none());
+        let events = r.answer(Answer::Option(right)).unwrap();
         assert!(events.iter().any(|(k, p)| *k == "task-complete" && p.contains("\"score\":0")));
+        assert_eq!(r.current().options.len(), options.len(), "every option explains itself");
         assert!(r.current().done);
-        assert!(r.answer(Prediction::Typed("x".into())).is_err(), "a choice takes an option");
+        assert!(r.answer(Answer::Typed("x".into())).is_err(), "a choice takes an option");
+    }
+
+    #[test]
+    fn every_kind_of_question_is_answered_and_raises_its_fields() {
+        let (mut r, mut lab) = started(PAGE, &Progress::default());
+        let mut go = |r: &mut LessonRun, kind: &str| {
+            let at = kind_at(r, kind);
+            r.enter(at, &mut lab).unwrap();
+        };
+        go(&mut r, "multiple");
+        let events = r.answer(Answer::Options(vec![0])).unwrap();
+        assert!(
+            events[0].1.contains("\"options\":[0]") && events[0].1.contains("1 right option is missing"),
+            "{events:?}"
+        );
+        assert!(r.current().options.is_empty(), "a wrong set names no option");
+        let events = r.answer(Answer::Options(vec![1, 0])).unwrap();
+        assert!(events[0].1.contains("\"correct\":true"));
+        assert_eq!(r.current().options.len(), 4);
+        go(&mut r, "order");
+        let TaskKindView::Order { steps } = r.view.tasks[r.task()].kind.clone() else { unreachable!() };
+        assert_ne!(steps.iter().map(|s| s.index).collect::<Vec<_>>(), [0, 1, 2, 3], "shown shuffled");
+        let events = r.answer(Answer::Order(vec![0, 1, 2, 3])).unwrap();
+        assert!(events[0].1.contains("\"order\":[0,1,2,3]") && events[0].1.contains("\"correct\":true"));
+        go(&mut r, "numeric");
+        let events = r.answer(Answer::Typed("3".into())).unwrap();
+        assert!(events[0].1.contains("\"typed\":\"3\"") && events[0].1.contains("\"correct\":false"));
+        assert!(r.current().reply.is_empty(), "a wrong number does not give the right one away");
+        r.answer(Answer::Typed("2".into())).unwrap();
+        assert_eq!(r.current().reply, "2");
+        // A typed prediction: a wrong try keeps the reply back until it is asked for.
+        go(&mut r, "typed");
+        r.answer(Answer::Typed("(integer) 2".into())).unwrap();
+        assert_eq!(r.current().reply, "(integer) 1");
+        assert!(!r.current().solution);
+        r.reveal();
+        assert!(r.current().solution, "a question shows the reply without a confirmation");
+        let events = r.answer(Answer::Typed("1".into())).unwrap();
+        assert!(events.iter().any(|(k, p)| *k == "task-complete" && p.contains("\"solutionViewed\":true")));
+    }
+
+    #[test]
+    fn attempts_shuffle_the_options_and_pick_variants() {
+        let shown = |attempt: u32| {
+            let r = run(PAGE, &Progress { attempt, solved: Vec::new() });
+            let at = kind_at(&r, "multiple");
+            let TaskKindView::Choice { options, .. } = &r.view.tasks[r.order[at]].kind else { unreachable!() };
+            (options.iter().map(|o| o.index).collect::<Vec<_>>(), r.tutor.variant())
+        };
+        let (first, variant) = shown(0);
+        let (second, next) = shown(1);
+        assert_ne!(first, second, "Start over shows the options in another order");
+        assert_eq!((variant, next), (0, 1));
     }
 }

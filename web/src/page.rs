@@ -144,11 +144,22 @@ fn fixed(value: f64, digits: u8) -> String {
     js_sys::Number::from(value).to_fixed(digits).map(String::from).unwrap_or_default()
 }
 
-/// Saved progress in a lesson version.
-pub fn load_progress(id: &str, version: u32) -> Progress {
+/// Saved progress in a lesson version, if any was saved.
+pub fn saved_progress(id: &str, version: u32) -> Option<Progress> {
     // Stored as plain text (not JSON): the reading needs no serde.
     let text = storage().and_then(|storage| storage.get_item(&Progress::key(id, version)).ok().flatten());
-    text.map(|text| Progress::parse(&text)).unwrap_or_default()
+    text.map(|text| Progress::parse(&text))
+}
+
+/// Saved progress in a lesson version (none yet: attempt 0, nothing solved).
+pub fn load_progress(id: &str, version: u32) -> Progress {
+    saved_progress(id, version).unwrap_or_default()
+}
+
+/// A first attempt picked at random (it picks the hidden variant and the order options are
+/// shown in), so two learners, or one learner on two machines, do not all start alike.
+pub fn random_attempt() -> u32 {
+    (js_sys::Math::random() * 1000.0) as u32
 }
 
 /// Saves progress in a lesson version.

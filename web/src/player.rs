@@ -7,8 +7,9 @@
 
 use streamlab_wasm::diff::plural;
 use streamlab_wasm::embed::SolutionPolicy;
-use streamlab_wasm::lesson::{Prediction, TaskKindView};
-use web_sys::HtmlTextAreaElement;
+use streamlab_wasm::lesson::{Answer, OptionView, TaskKindView};
+use wasm_bindgen::JsCast;
+use web_sys::{HtmlElement, HtmlInputElement, HtmlTextAreaElement};
 use yew::prelude::*;
 
 use crate::lesson_run::{LessonRun, Step, TaskRun};
@@ -29,13 +30,16 @@ pub struct Host {
 pub struct LessonPanelProps {
     /// The lesson being played.
     pub run: LessonRun,
-    /// Commands the learner has run in the current task.
+    /// State-changing commands the learner has run in the current task.
     pub commands: usize,
     /// What the host offers.
     pub host: Host,
     /// Steps for the host to perform.
     pub on_step: Callback<Step>,
 }
+
+/// Why par counts only some commands, where par is shown.
+const PAR_NOTE: &str = "Only commands that change state count; reads such as XINFO, XPENDING and XRANGE are free.";
 
 /// The lesson beside the console.
 #[component]
@@ -53,19 +57,17 @@ pub fn LessonPanel(props: &LessonPanelProps) -> Html {
     let task = &view.tasks[index];
     let current = run.current();
     let body = match &task.kind {
-        TaskKindView::ReachState { hints, par, disabled } => {
-            reach_state(run, (hints, *par, disabled), props.commands, props.host, &step)
+        TaskKindView::ReachState { par, disabled, continues, .. } => {
+            reach_state(run, (*par, disabled, *continues), props.commands, props.host, &step)
         }
-        TaskKindView::Predict { command, options } => html! {
+        kind => html! {
             <>
-            <p class="predict-command">{"The command: "}<code>{command}</code></p>
-            <Quiz key={quiz_key(run)} index={index} options={options.clone()} typed={options.is_empty()}
-                command={Some(command.clone())} run={current.clone()} page={props.host.page} on_step={props.on_step.clone()} />
+            if let TaskKindView::Predict { command, .. } = kind {
+                <p class="predict-command">{"The command: "}<code>{command}</code></p>
+            }
+            <Quiz key={quiz_key(run)} index={index} kind={kind.clone()} run={current.clone()} page={props.host.page}
+                reveal={run.rules.solution != SolutionPolicy::Never} on_step={props.on_step.clone()} />
             </>
-        },
-        TaskKindView::Choice { options } => html! {
-            <Quiz key={quiz_key(run)} index={index} options={options.clone()} typed=false command={None::<String>}
-                run={current.clone()} page={props.host.page} on_step={props.on_step.clone()} />
         },
     };
     html! {
@@ -77,7 +79,7 @@ pub fn LessonPanel(props: &LessonPanelProps) -> Html {
                     <div class="lesson-actions">
                         <button onclick={step(Step::List)}>{"All lessons"}</button>
                         <button onclick={step(Step::Sandbox)} title="Leave the lesson and keep this session in the playground">{"Sandbox"}</button>
-                        <button onclick={step(Step::StartOver)} title="Start the lesson again (the ids and names may change)">{"Start over"}</button>
+                        <button onclick={step(Step::StartOver)} title="Start the lesson again (the ids, names and numbers may change)">{"Start over"}</button>
                     </div>
                 }
             </div>
@@ -89,7 +91,7 @@ pub fn LessonPanel(props: &LessonPanelProps) -> Html {
                         <div class="intro-step">
                             <div class="md">{markdown::render(&intro.text)}</div>
                             if !intro.demo.is_empty() {
-                                <pre class="demo" aria-label="Demo">
+                                <pre class="demo" aria-label="Demo" tabindex="0">
                                     { for intro.demo.iter().map(|d| html! {
                                         <>
                                         <span class="prompt">{format!("{}> ", d.conn)}</span>{&d.line}{"\n"}
@@ -144,34 +146,50 @@ pub fn LessonPanel(props: &LessonPanelProps) -> Html {
     }
 }
 
-/// The quiz's drafts (the chosen option, the typed text) start afresh per lesson variant and
-/// task.
+/// The quiz's drafts (the chosen options, the typed text, the steps' order) start afresh per
+/// lesson attempt and task.
 fn quiz_key(run: &LessonRun) -> String {
-    format!("{}-{}-{}", run.view.id, run.tutor.variant(), run.task())
+    format!("{}-{}-{}", run.view.id, run.attempt, run.task())
 }
 
-/// A reach-state task's par, buttons, check result, hints and solution; the task's hints, par
-/// and disabled commands come from its view.
+/// A reach-state task's par, buttons, check result, hints and solution; the task's par,
+/// disabled commands and whether it continues come from its view.
 fn reach_state(
     run: &LessonRun,
-    (hints, par, disabled): (&[String], usize, &[String]),
+    (par, disabled, continues): (usize, &[String], bool),
     commands: usize,
     host: Host,
     step: &dyn Fn(Step) -> Callback<MouseEvent>,
 ) -> Html {
     let current = run.current();
-    let offer_hints = run.rules.hints && !hints.is_empty();
+    let next_hint = run.next_hint();
+    let offer_hints = run.rules.hints && (!run.ladder().is_empty() || !current.hints.is_empty() || next_hint.is_some());
+    // A failing check's own hint waits behind the Hint button.
+    let check_hint_waiting =
+        next_hint.as_ref().is_some_and(|(h, _)| current.check.as_ref().is_some_and(|c| c.hints.contains(h)));
     html! {
         <>
-        <p class="par">{format!("Par {par} · your commands {commands}")}</p>
+        if continues {
+            <p class="continues">
+                if run.continued {
+                    {"This task continues from where you left off in the task before."}
+                } else {
+                    {"This task continues from the end of the task before (as its reference solution leaves it)."}
+                }
+            </p>
+        }
+        <p class="par" title={PAR_NOTE}>
+            {format!("Par {} · yours {commands}", plural(par as u64, "change"))}
+            <span class="par-note">{" · reads are free"}</span>
+        </p>
         if !disabled.is_empty() {
             <p class="disabled">{"Turned off in this task: "}{ for disabled.iter().map(|d| html! { <><code>{d}</code>{" "}</> }) }</p>
         }
         <div class="task-actions">
             <button class="primary" onclick={step(Step::Check)}>{"Check"}</button>
             if offer_hints {
-                <button onclick={step(Step::Hint)} disabled={current.hints >= hints.len()}>
-                    {if current.hints == 0 { "Hint".to_owned() } else { format!("Next hint ({}/{})", current.hints, hints.len()) }}
+                <button onclick={step(Step::Hint)} disabled={next_hint.is_none()}>
+                    {if current.hints.is_empty() { "Hint" } else { "Next hint" }}
                 </button>
             }
             if host.page {
@@ -184,17 +202,21 @@ fn reach_state(
         <div class="check-result" role="status" aria-live="polite">
             if let Some(check) = &current.check {
                 if check.passed {
-                    <p class="pass">{format!("✓ Goal reached in {} (par {}).", plural(check.commands as u64, "command"), check.par)}</p>
+                    <p class="pass">{format!("✓ Goal reached with {} (par {}).", plural(check.commands as u64, "change"), check.par)}</p>
                 } else {
+                    if let Some(misconception) = &check.misconception {
+                        <p class="misconception"><strong>{"What happened: "}</strong>{markdown::render_inline(misconception)}</p>
+                    }
                     <div class="fail">
                         <p>{"Not yet:"}</p>
                         <ul>{ for check.failed.iter().map(|f| html! { <li>{markdown::render_inline(f)}</li> }) }</ul>
+                        if check_hint_waiting { <p class="hint-offer">{"Hint has a tip about this."}</p> }
                     </div>
                 }
             }
         </div>
-        if offer_hints && current.hints > 0 {
-            <ol class="hints" aria-label="Hints">{ for hints[..current.hints].iter().map(|h| html! { <li>{markdown::render_inline(h)}</li> }) }</ol>
+        if !current.hints.is_empty() {
+            <ol class="hints" aria-label="Hints">{ for current.hints.iter().map(|h| html! { <li>{markdown::render_inline(h)}</li> }) }</ol>
         }
         if current.confirming {
             <div class="confirm" role="group" aria-label="Show the solution?">
@@ -205,7 +227,7 @@ fn reach_state(
         } else if current.solution {
             <div class="solution">
                 <p>{"Reference solution ("}<code>{"name> "}</code>{" runs a line on that connection; you can type these lines as they are):"}</p>
-                <pre>{run.solution_lines().join("\n")}</pre>
+                <pre tabindex="0">{run.solution_lines().join("\n")}</pre>
             </div>
         }
         </>
@@ -215,94 +237,282 @@ fn reach_state(
 #[derive(Properties, PartialEq)]
 struct QuizProps {
     index: usize,
-    /// Options to choose from (empty when the reply is typed).
-    options: Vec<String>,
-    typed: bool,
-    /// The predicted command (predict tasks), which the page can run once answered.
-    command: Option<String>,
+    /// What the question asks (its options or steps in the order shown).
+    kind: TaskKindView,
     /// What happened in the task (the answer shown, the options' explanations).
     run: TaskRun,
     page: bool,
+    /// A typed prediction's reply may be shown after a wrong try.
+    reveal: bool,
     on_step: Callback<Step>,
 }
 
-/// A multiple-choice or predict-the-reply question. Only the drafts live here; the answer
-/// is the run's.
+/// What a number may look like (as redis-cli prints one, too): the browser checks it.
+const NUMBER: &str = r"\s*(\(integer\))?\s*-?[0-9]+\s*";
+
+/// Lesson text as plain words, for a spoken note (code spans and emphasis unmarked).
+fn plain(text: &str) -> String {
+    text.replace(['`', '*'], "")
+}
+
+/// A question: predict the reply (options or typed), single or multiple choice, a number, or
+/// steps to put in order. Only the drafts live here; the answer is the run's. A wrong answer
+/// shows only what that answer's own explanation says; a right one, every option's.
 #[component]
 fn Quiz(props: &QuizProps) -> Html {
-    let chosen = use_state(|| None::<usize>);
+    let kind = &props.kind;
+    // Options chosen, by their index in the lesson.
+    let chosen = use_state(Vec::<usize>::new);
+    // An order task's steps as the learner arranged them (shuffled to start with), by their
+    // index in the lesson.
+    let steps = use_state(|| match kind {
+        TaskKindView::Order { steps } => steps.iter().map(|s| s.index).collect(),
+        _ => Vec::new(),
+    });
+    let moved = use_state(String::new);
+    // The move button to focus once the list is drawn again (its `data-move`).
+    let focus = use_mut_ref(|| None::<String>);
+    let list_ref = use_node_ref();
     let typed_ref = use_node_ref();
-    let name = format!("quiz-{}", props.index);
+    let retry_ref = use_node_ref();
+    {
+        let (focus, list_ref) = (focus.clone(), list_ref.clone());
+        use_effect(move || {
+            let wanted = focus.borrow_mut().take();
+            let list = list_ref.cast::<web_sys::Element>();
+            if let (Some(wanted), Some(list)) = (wanted, list) {
+                let button = list.query_selector(&format!("[data-move=\"{wanted}\"]")).ok().flatten();
+                if let Some(button) = button.and_then(|b| b.dyn_into::<HtmlElement>().ok()) {
+                    let _ = button.focus();
+                }
+            }
+        });
+    }
+    let answer = props.run.answer.as_ref();
+    let wrong = answer.is_some_and(|a| !a.correct);
+    {
+        // After a wrong answer, the keyboard goes on from "Try again".
+        let retry_ref = retry_ref.clone();
+        use_effect_with(wrong, move |&wrong| {
+            if let Some(button) = retry_ref.cast::<HtmlElement>().filter(|_| wrong) {
+                let _ = button.focus();
+            }
+        });
+    }
+    let typed_prediction = matches!(kind, TaskKindView::Predict { options, .. } if options.is_empty());
     let on_submit = {
-        let (chosen, typed_ref, typed, on_step) =
-            (chosen.clone(), typed_ref.clone(), props.typed, props.on_step.clone());
+        let (chosen, steps, typed_ref, on_step, kind) =
+            (chosen.clone(), steps.clone(), typed_ref.clone(), props.on_step.clone(), kind.clone());
         Callback::from(move |e: SubmitEvent| {
             e.prevent_default();
-            let answer = if typed {
-                Prediction::Typed(typed_ref.cast::<HtmlTextAreaElement>().map(|t| t.value()).unwrap_or_default())
-            } else {
-                let Some(option) = *chosen else { return };
-                Prediction::Option(option)
+            let typed = || {
+                let area = typed_ref.cast::<HtmlTextAreaElement>().map(|t| t.value());
+                area.or_else(|| typed_ref.cast::<HtmlInputElement>().map(|i| i.value())).unwrap_or_default()
+            };
+            let answer = match &kind {
+                TaskKindView::Order { .. } => Answer::Order((*steps).clone()),
+                TaskKindView::Choice { multiple: true, .. } if !chosen.is_empty() => Answer::Options((*chosen).clone()),
+                TaskKindView::Choice { multiple: false, .. } | TaskKindView::Predict { .. } if !chosen.is_empty() => {
+                    Answer::Option(chosen[0])
+                }
+                // The browser refuses an empty reply or a number that is not one (`required`,
+                // `pattern`) before this runs: a slip of the keyboard is not a wrong answer.
+                TaskKindView::Numeric => Answer::Typed(typed()),
+                TaskKindView::Predict { .. } if typed_prediction => Answer::Typed(typed()),
+                _ => return,
             };
             on_step.emit(Step::Answer(answer));
         })
     };
-    let answer = props.run.answer.as_ref();
     let done = answer.is_some();
-    let legend = if props.command.is_some() { "What will it print?" } else { "Your answer" };
-    let button = |label: &'static str, s: Step| {
+    let button = |label: &'static str, s: Step, node: Option<NodeRef>| {
         let on_step = props.on_step.clone();
-        html! { <button type="button" onclick={Callback::from(move |_: MouseEvent| on_step.emit(s.clone()))}>{label}</button> }
+        html! { <button type="button" ref={node.unwrap_or_default()} onclick={Callback::from(move |_: MouseEvent| on_step.emit(s.clone()))}>{label}</button> }
     };
+    let name = format!("quiz-{}", props.index);
+    let (legend, fields) = match kind {
+        TaskKindView::Predict { options, .. } if !options.is_empty() => {
+            ("What will it print?", option_list(&name, options, false, &chosen, &props.run))
+        }
+        TaskKindView::Predict { .. } => (
+            "What will it print?",
+            html! {
+                <>
+                <label for={format!("{name}-typed")}>{"Type the reply as redis-cli prints it"}</label>
+                <textarea id={format!("{name}-typed")} ref={typed_ref} rows="3" spellcheck="false" class="typed-reply" required=true />
+                </>
+            },
+        ),
+        TaskKindView::Choice { options, multiple } => (
+            if *multiple { "Select all that apply" } else { "Choose one" },
+            option_list(&name, options, *multiple, &chosen, &props.run),
+        ),
+        TaskKindView::Numeric => (
+            "Your answer",
+            html! {
+                <>
+                <label for={format!("{name}-number")}>{"A whole number"}</label>
+                <input id={format!("{name}-number")} ref={typed_ref} type="text" inputmode="numeric" autocomplete="off"
+                    class="numeric-answer" required=true pattern={NUMBER} title="A whole number, such as 3" />
+                </>
+            },
+        ),
+        TaskKindView::Order { steps: texts } => {
+            ("Put the steps in order", order_list(&name, texts, &steps, &moved, &focus, &list_ref))
+        }
+        TaskKindView::ReachState { .. } => return html! {},
+    };
+    let nothing_chosen = matches!(kind, TaskKindView::Choice { .. } | TaskKindView::Predict { .. })
+        && !typed_prediction
+        && chosen.is_empty();
+    let right = answer.is_some_and(|a| a.correct);
+    let revealed = props.run.solution;
+    // What the command prints: once answered right, or revealed after a wrong try.
+    let show_reply = !props.run.reply.is_empty() && matches!(kind, TaskKindView::Predict { .. }) && (right || revealed);
+    // Questions without per-option explanations explain the answer itself once it is right.
+    let explained_whole = matches!(kind, TaskKindView::Numeric | TaskKindView::Order { .. }) || typed_prediction;
     html! {
         <form class="quiz" onsubmit={on_submit}>
             <fieldset disabled={done}>
                 <legend>{legend}</legend>
-                if props.typed {
-                    <label for={format!("{name}-typed")}>{"Type the reply as redis-cli prints it"}</label>
-                    <textarea id={format!("{name}-typed")} ref={typed_ref} rows="3" spellcheck="false" class="typed-reply" />
-                } else {
-                    { for props.options.iter().enumerate().map(|(n, option)| {
-                        let id = format!("{name}-{n}");
-                        let onchange = {
-                            let chosen = chosen.clone();
-                            Callback::from(move |_: Event| chosen.set(Some(n)))
-                        };
-                        let judged = props.run.options.get(n);
-                        html! {
-                            <div class={classes!("option", judged.map(|j| if j.correct { "right" } else { "wrong" }))}>
-                                <input type="radio" id={id.clone()} name={name.clone()} checked={*chosen == Some(n)} {onchange} />
-                                <label for={id}>
-                                    if option.contains('\n') { <pre>{option.trim_end()}</pre> } else { {markdown::render_inline(option)} }
-                                </label>
-                                if let Some(j) = judged {
-                                    <p class="option-why">{markdown::render_inline(&format!("{}{}", if j.correct { "Right: " } else { "Wrong: " }, j.why))}</p>
-                                }
-                            </div>
-                        }
-                    }) }
-                }
-                <button type="submit" class="primary" disabled={!props.typed && chosen.is_none()}>{"Answer"}</button>
+                {fields}
+                <button type="submit" class="primary" disabled={nothing_chosen}>{"Answer"}</button>
             </fieldset>
             <div class="answer" role="status" aria-live="polite">
                 if let Some(answer) = answer {
-                    <p class={if answer.correct { "pass" } else { "fail" }}>
-                        {if answer.correct { "✓ Right. " } else { "✗ Not quite. " }}
-                        // A predicted reply chosen among options is explained by the options themselves.
-                        if props.typed || props.command.is_none() { {markdown::render_inline(&answer.why)} }
-                    </p>
-                    if !props.run.reply.is_empty() {
-                        <p>{"It prints:"}</p>
-                        <pre class="reply">{&props.run.reply}</pre>
+                    if answer.correct {
+                        <p class="pass">{"✓ Right. "}if explained_whole { {markdown::render_inline(&answer.why)} }</p>
+                    } else {
+                        <p class="fail">{"✗ Not quite. "}
+                            if typed_prediction { {"That is not what it prints."} } else { {markdown::render_inline(&answer.why)} }
+                        </p>
                     }
                 }
+                if show_reply {
+                    <p>{"It prints:"}</p>
+                    <pre class="reply" tabindex="0">{&props.run.reply}</pre>
+                    if !right && !props.run.explain.is_empty() { <p>{markdown::render_inline(&props.run.explain)}</p> }
+                }
             </div>
-            if let (true, true, Some(command)) = (done, props.page, &props.command) {
-                { button("Run it in the console", Step::Run(command.clone())) }
+            if let (true, true, TaskKindView::Predict { command, .. }) = (right || revealed, props.page, kind) {
+                { button("Run it in the console", Step::Run(command.clone()), None) }
             }
-            if answer.is_some_and(|a| !a.correct) {
-                { button("Try again", Step::Retry) }
+            if wrong {
+                { button("Try again", Step::Retry, Some(retry_ref)) }
+            }
+            if typed_prediction && props.reveal && props.run.wrong > 0 && !revealed && !right {
+                { button("Show what it prints", Step::Reveal, None) }
             }
         </form>
+    }
+}
+
+/// Radio buttons (one answer) or checkboxes (all that apply), in the order shown. Once the
+/// question is answered right, each says why it is right or wrong; after a wrong single
+/// answer, only the chosen option is marked.
+fn option_list(
+    name: &str,
+    options: &[OptionView],
+    multiple: bool,
+    chosen: &UseStateHandle<Vec<usize>>,
+    run: &TaskRun,
+) -> Html {
+    let wrong_pick = run.answer.as_ref().filter(|a| !a.correct).and_then(|a| a.option);
+    html! {
+        { for options.iter().enumerate().map(|(shown, option)| {
+            let n = option.index;
+            // The id names the shown place, not the lesson's index: that would tell the order
+            // the author wrote them in (the right one is often first) to anyone reading the page.
+            let id = format!("{name}-{shown}");
+            let onchange = {
+                let chosen = chosen.clone();
+                Callback::from(move |_: Event| {
+                    let mut set = if multiple { (*chosen).clone() } else { Vec::new() };
+                    match set.iter().position(|&c| c == n) {
+                        Some(at) if multiple => { set.remove(at); }
+                        _ => set.push(n),
+                    }
+                    chosen.set(set);
+                })
+            };
+            let judged = run.options.iter().find(|j| j.index == n);
+            let mark = judged.map(|j| j.correct).or((wrong_pick == Some(n)).then_some(false));
+            let text = option.text.as_str();
+            html! {
+                <div class={classes!("option", mark.map(|right| if right { "right" } else { "wrong" }))}>
+                    <input type={if multiple { "checkbox" } else { "radio" }} id={id.clone()} name={name.to_owned()}
+                        checked={chosen.contains(&n)} {onchange} />
+                    <label for={id}>
+                        if text.contains('\n') { <pre>{text.trim_end()}</pre> } else { {markdown::render_inline(text)} }
+                    </label>
+                    if let Some(j) = judged {
+                        <p class="option-why">{if j.correct { "Right: " } else { "Wrong: " }}{markdown::render_inline(&j.why)}</p>
+                    }
+                </div>
+            }
+        }) }
+    }
+}
+
+/// An order task's steps as the learner arranged them (`order`: lesson indices into `texts`),
+/// each with Move up / Move down buttons; the keyboard stays on the moved step's button, and a
+/// polite note says where it went.
+fn order_list(
+    name: &str,
+    texts: &[OptionView],
+    order: &UseStateHandle<Vec<usize>>,
+    moved: &UseStateHandle<String>,
+    focus: &std::rc::Rc<std::cell::RefCell<Option<String>>>,
+    list_ref: &NodeRef,
+) -> Html {
+    let count = order.len();
+    let text = |index: usize| texts.iter().find(|t| t.index == index).map_or("", |t| t.text.as_str());
+    let slot_of = |index: usize| texts.iter().position(|t| t.index == index).unwrap_or(index);
+    let mover = |at: usize, up: bool| {
+        let (order, moved, focus) = (order.clone(), moved.clone(), focus.clone());
+        let (to, step) = (if up { at.wrapping_sub(1) } else { at + 1 }, order[at]);
+        let note = format!("“{}” is now step {} of {count}.", plain(text(step)), to.wrapping_add(1));
+        let slot = slot_of(step);
+        Callback::from(move |_: MouseEvent| {
+            if to >= order.len() {
+                return;
+            }
+            let mut arranged = (*order).clone();
+            arranged.swap(at, to);
+            // At either end the button that moved it is off: the other one takes the keyboard.
+            let dir = match (up, to) {
+                (true, 0) => "down",
+                (false, to) if to + 1 == arranged.len() => "up",
+                (true, _) => "up",
+                (false, _) => "down",
+            };
+            *focus.borrow_mut() = Some(format!("{slot}-{dir}"));
+            moved.set(note.clone());
+            order.set(arranged);
+        })
+    };
+    html! {
+        <>
+        <ol class="order-steps" ref={list_ref.clone()}>
+            { for order.iter().enumerate().map(|(at, &step)| {
+                // Ids and the focus key name a step by where it was first shown, never by its
+                // lesson index, which is its right place.
+                let slot = slot_of(step);
+                let text_id = format!("{name}-step-{slot}");
+                html! {
+                    <li key={step} class="order-step">
+                        <span class="step-text" id={text_id.clone()}>{markdown::render_inline(text(step))}</span>
+                        <span class="step-moves">
+                            <button type="button" aria-label="Move up" title="Move up" aria-describedby={text_id.clone()}
+                                data-move={format!("{slot}-up")} disabled={at == 0} onclick={mover(at, true)}>{"↑"}</button>
+                            <button type="button" aria-label="Move down" title="Move down" aria-describedby={text_id}
+                                data-move={format!("{slot}-down")} disabled={at + 1 == count} onclick={mover(at, false)}>{"↓"}</button>
+                        </span>
+                    </li>
+                }
+            }) }
+        </ol>
+        <p class="order-note" aria-live="polite">{(**moved).clone()}</p>
+        </>
     }
 }

@@ -127,6 +127,8 @@ pub enum Action {
     Restore(SessionSpec),
     /// Clear the console scrollback (Ctrl+L).
     ClearConsole,
+    /// Re-read the session after its holder changed it in place (an embed's lesson).
+    Refresh,
     /// Pictures or tables.
     SetView(View),
     /// Show a message (or clear it).
@@ -228,21 +230,31 @@ impl AppState {
         }
     }
 
-    /// Moves the lesson to position `at` of its order and restarts the session at that
-    /// task's start state.
-    fn start_task(&mut self, at: usize) {
+    /// Moves the lesson to position `at` of its order and puts that task's session in the
+    /// console (see [`LessonRun::enter`]: the next task of a chain continues the learner's own);
+    /// with `reset`, restarts the current task instead.
+    fn start_task(&mut self, at: usize, reset: bool) {
         let Some(run) = &mut self.lesson else { return };
         let was = run.at;
-        run.go(at);
-        match run.session() {
-            Ok(lab) => {
-                self.lab = Rc::new(RefCell::new(lab));
-                self.log = Rc::default();
+        let result = {
+            let mut lab = self.lab.borrow_mut();
+            if reset {
+                run.restart(&mut lab)
+            } else {
+                run.enter(at, &mut lab)
+            }
+        };
+        match result {
+            Ok(()) => {
+                // A session continued from the task before keeps its scrollback.
+                if !run.continued || reset {
+                    self.log = Rc::default();
+                }
                 self.running = false;
                 self.goal = None;
             }
             Err(error) => {
-                run.go(was);
+                run.at = was;
                 self.notice = Some(format!("Could not start the task: {error}"));
             }
         }
@@ -291,17 +303,24 @@ impl Reducible for AppState {
                 }
             }
             Action::SetRunning(running) => next.running = running,
+            // In a lesson, time travel stops where the task started: what came before is the
+            // task's start state, and its checks read the learner's steps from there on.
+            Action::Undo
+                if next
+                    .lesson
+                    .as_ref()
+                    .is_some_and(|run| next.lab.borrow().console().timeline().position() <= run.start) => {}
             Action::Undo => {
                 next.lab.borrow_mut().undo();
             }
             Action::Redo => {
                 next.lab.borrow_mut().redo();
             }
-            Action::Seek(position) => next.lab.borrow_mut().seek(position),
-            Action::Reset if next.lesson.is_some() => {
-                let at = next.lesson.as_ref().map_or(0, |run| run.at);
-                next.start_task(at);
+            Action::Seek(position) => {
+                let floor = next.lesson.as_ref().map_or(0, |run| run.start);
+                next.lab.borrow_mut().seek(position.max(floor));
             }
+            Action::Reset if next.lesson.is_some() => next.start_task(0, true),
             Action::Reset => {
                 next.lab.borrow_mut().reset();
                 next.log = Rc::default();
@@ -321,6 +340,7 @@ impl Reducible for AppState {
                 }
             }
             Action::ClearConsole => next.log = Rc::default(),
+            Action::Refresh => {}
             Action::SetView(view) => next.view = view,
             Action::Notice(notice) => {
                 next.notice = notice;
@@ -330,11 +350,11 @@ impl Reducible for AppState {
                 Ok(run) => {
                     let at = run.at;
                     next.lesson = Some(run);
-                    next.start_task(at);
+                    next.start_task(at, false);
                 }
                 Err(error) => next.notice = Some(format!("Could not open the lesson: {error}")),
             },
-            Action::Lesson(Step::Go(at)) => next.start_task(at),
+            Action::Lesson(Step::Go(at)) => next.start_task(at, false),
             Action::Lesson(step) => {
                 if let Some(run) = &mut next.lesson {
                     // The page shows what the run keeps; it has no use for the events.
@@ -351,7 +371,7 @@ impl Reducible for AppState {
             }
             Action::StartOver => {
                 if let Some(run) = &mut next.lesson {
-                    let progress = Progress { attempt: run.attempt + 1, solved: Vec::new() };
+                    let progress = Progress { attempt: run.attempt.wrapping_add(1), solved: Vec::new() };
                     let tutor = Rc::new(run.tutor.attempt(progress.attempt));
                     next.lesson = None;
                     return Rc::new(next).reduce(Action::OpenLesson(tutor, progress));
@@ -374,7 +394,7 @@ impl Reducible for AppState {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use streamlab_wasm::lesson::{Prediction, TaskKindView};
+    use streamlab_wasm::lesson::{Answer, TaskKindView};
 
     fn streamlab_protocol_epoch() -> i64 {
         SessionSpec::default().clock
@@ -440,37 +460,39 @@ mod tests {
 
     #[test]
     fn a_lesson_task_restarts_refuses_disabled_commands_and_checks() {
-        let text = include_str!("../../lessons/ack-is-not-delete.toml");
-        let tutor = Rc::new(Tutor::parse("ack-is-not-delete.toml", text, 0).unwrap());
+        let text = include_str!("../../tests/browser/fixtures/rich.toml");
+        let tutor = Rc::new(Tutor::load("rich.toml", text, 0).unwrap());
         let s = state().reduce(Action::Run("XADD mine 1-0 f v".into()));
         let s = s.reduce(Action::OpenLesson(tutor, Progress::default()));
         let run = s.lesson.clone().unwrap();
-        assert_eq!((run.task(), run.start), (0, s.step_count));
+        assert_eq!((run.task(), run.start), (0, s.snapshot.position));
         assert!(s.snapshot.streams.iter().all(|st| st.key != "mine"), "the lesson's session replaced the playground's");
-        // A disabled command is refused, not run and not counted.
-        let s = s.reduce(Action::Run("XDEL anything 1-0".into()));
-        assert_eq!(s.log[0].output[0].kind, "error");
-        assert!(s.log[0].output[0].text.contains("turned off"));
-        assert_eq!(s.step_count, run.start);
+        let s = s.reduce(Action::Run("carol> XCLAIM jobs workers carol 0 1-0".into()));
         let s = s.reduce(Action::Lesson(Step::Check));
         let check = s.lesson.as_ref().unwrap().current().check.clone().unwrap();
-        assert!(!check.passed && !check.failed.is_empty());
+        assert!(!check.passed && check.misconception.is_some());
         assert!(s.lesson.as_ref().unwrap().progress().solved.is_empty());
         // Hints and the confirmation are the run's, so they survive renders.
         let s = s.reduce(Action::Lesson(Step::Hint)).reduce(Action::Lesson(Step::Reveal));
         let current = s.lesson.as_ref().unwrap().current().clone();
-        assert_eq!((current.hints, current.confirming, current.solution), (1, true, false));
-        // The goal is drawn on demand; moving to another task hides it and restarts the session.
+        assert_eq!((current.hints.len(), current.confirming, current.solution), (1, true, false));
+        // The goal is drawn on demand; Reset restarts the task.
         let s = s.reduce(Action::ShowGoal(true));
         assert!(s.goal.is_some());
+        let s = s.reduce(Action::Reset);
+        assert!(s.goal.is_none() && s.log.is_empty());
+        assert_eq!(s.lesson.as_ref().unwrap().commands(&s.lab.borrow()), 0);
+        // The next task continues the learner's session, scrollback and all.
+        let s = s.reduce(Action::Run("carol> XAUTOCLAIM jobs workers carol 55000 0-0 COUNT 2".into()));
         let s = s.reduce(Action::Lesson(Step::Go(1)));
-        assert!(s.goal.is_none());
-        assert_eq!(s.lesson.as_ref().unwrap().task(), 1);
-        // Answering a question right solves it; Start over plays the next variant afresh.
         let run = s.lesson.clone().unwrap();
-        let choice = run.view.tasks.iter().position(|t| matches!(t.kind, TaskKindView::Choice { .. })).unwrap();
+        assert!(run.continued && run.task() == 1 && s.log.len() == 1);
+        assert_eq!(run.start, s.snapshot.position);
+        // Answering a question right solves it; Start over plays the next variant afresh.
+        let choice =
+            run.view.tasks.iter().position(|t| matches!(t.kind, TaskKindView::Choice { multiple: false, .. })).unwrap();
         let s = s.reduce(Action::Lesson(Step::Go(choice)));
-        let right = (0..).find(|&n| run.tutor.choose(choice, n).unwrap().correct).map(Prediction::Option).unwrap();
+        let right = (0..).find(|&n| run.tutor.option_why(choice, n).unwrap().0).map(Answer::Option).unwrap();
         let s = s.reduce(Action::Lesson(Step::Answer(right)));
         assert_eq!(s.lesson.as_ref().unwrap().progress().solved, vec![choice]);
         let s = s.reduce(Action::StartOver);

@@ -7,9 +7,9 @@
 //!   the lessons through `streamlab check lessons/`, the real-client suites against
 //!   `streamlab-server` (redis-cli, redis-py, the seed articles' own scripts, ioredis), the
 //!   browser suite against a fresh `dist/`, and the differential checks against real servers
-//!   (the oracles: Redis 8.2.3, and Redis 7.4 / Valkey 9 when installed): every transcript,
-//!   then a bounded run of the random differential tester (`crates/difftest`) comparing
-//!   Redis 8.2.3 with a `streamlab-server`;
+//!   (the oracles: Redis 8.2.3, and Redis 7.4 / Valkey 9 when installed, under faketime):
+//!   every transcript and every lesson's golden trace, then a bounded run of the random
+//!   differential tester (`crates/difftest`) comparing Redis 8.2.3 with a `streamlab-server`;
 //! * `cargo xtask diff [ARGS]` runs the differential tester alone, for as long as asked (its
 //!   options, see `streamlab-difftest --help`), against a private Redis 8.2.3.
 
@@ -186,8 +186,10 @@ fn lesson_file(path: &Path) -> bool {
     path.is_file() && path.extension().is_some_and(|e| e == "toml")
 }
 
-fn transcripts() -> Result<Vec<String>, String> {
-    let dir = root().join("tests/transcripts");
+/// The `.txt` files of a directory of the workspace (`tests/transcripts`, `lessons/golden`),
+/// sorted.
+fn txt_files(dir: &str) -> Result<Vec<String>, String> {
+    let dir = root().join(dir);
     let mut files: Vec<String> = std::fs::read_dir(&dir)
         .map_err(|e| format!("{}: {e}", dir.display()))?
         .filter_map(|e| e.ok().map(|e| e.path()))
@@ -248,15 +250,13 @@ fn diff(args: &[String]) -> Result<(), String> {
     if args.iter().any(|a| a == "--reference") {
         return run("streamlab-difftest", Command::new(difftest()).args(args));
     }
-    let port = std::env::var("ORACLE_PORT").unwrap_or_else(|_| "16379".into());
-    let script = root().join("tests/oracle/redis.sh");
-    run("start the reference Redis 8.2.3", Command::new("bash").arg(&script).args(["start", &port]))?;
+    let port: u16 = std::env::var("ORACLE_PORT").ok().and_then(|p| p.parse().ok()).unwrap_or(16379);
+    start_reference(port, "redis-8.2", false)?;
     let worked = run(
         "streamlab-difftest against Redis 8.2.3",
         Command::new(difftest()).args(["--reference", &format!("redis://127.0.0.1:{port}")]).args(args),
     );
-    let stopped = run("stop the reference Redis", Command::new("bash").arg(&script).args(["stop", &port]));
-    worked.and(stopped)
+    worked.and(stop_references(&[port]))
 }
 
 fn test(no_oracle: bool, no_clients: bool, no_browser: bool) -> Result<(), String> {
@@ -279,7 +279,7 @@ fn test(no_oracle: bool, no_clients: bool, no_browser: bool) -> Result<(), Strin
         ]),
     )?;
     build_release()?;
-    let files = transcripts()?;
+    let files = txt_files("tests/transcripts")?;
     let streamlab = target_dir().join("release/streamlab");
     run("streamlab replay tests/transcripts/*", Command::new(&streamlab).arg("replay").args(&files))?;
     run("streamlab check lessons/", Command::new(&streamlab).args(["check", "lessons/"]))?;
@@ -297,7 +297,9 @@ fn test(no_oracle: bool, no_clients: bool, no_browser: bool) -> Result<(), Strin
         eprintln!("==> oracle comparison skipped (--no-oracle)");
         return Ok(());
     }
-    oracle(&files)
+    let mut goldens = files;
+    goldens.extend(txt_files("lessons/golden")?);
+    oracle(&goldens)
 }
 
 /// The real-client suites against the release `streamlab-server` (tests/clients/README.md):
@@ -340,48 +342,78 @@ fn browser() -> Result<(), String> {
     run("embedding kit sizes (tests/browser/sizes.mjs)", Command::new("node").arg("tests/browser/sizes.mjs"))
 }
 
-/// Starts the reference servers (Redis 8.2.3 always; Redis 7.4 and Valkey 9 when their wheels
-/// are installed, see tests/oracle/redis.sh), compares every transcript with the server its
-/// `# oracle:` header names, stops them.
+/// Starts the reference servers under faketime (Redis 8.2.3 always; Redis 7.4 and Valkey 9
+/// when their wheels are installed, see tests/oracle/redis.sh) and compares every transcript
+/// and lesson golden trace in `files` with the server its `# oracle:` header names, `:clock`
+/// moving the servers' frozen clocks; then runs the bounded differential test against a
+/// Redis 8.2.3 on the real clock. Stops every server it started.
 fn oracle(files: &[String]) -> Result<(), String> {
     let port: u16 = std::env::var("ORACLE_PORT").ok().and_then(|p| p.parse().ok()).unwrap_or(16379);
-    let script = root().join("tests/oracle/redis.sh");
-    run("start the reference Redis 8.2.3", Command::new("bash").arg(&script).args(["start", &port.to_string()]))?;
-    let mut started = vec![port];
+    let mut started = Vec::new();
+    let compared = compare_with_references(port, files, &mut started);
+    let stopped = stop_references(&started);
+    // The differential tester compares with a running clock: a Redis 8.2.3 of its own.
+    let real = port + 3;
+    let differential = start_reference(real, "redis-8.2", false)
+        .and_then(|()| differential_against_server(real).and(stop_references(&[real])));
+    compared.and(stopped).and(differential)
+}
+
+/// Starts the faketime'd references on `port` (8.2), `port + 1` (7.4), `port + 2` (Valkey),
+/// noting each in `started`, and runs compare.py on `files`.
+fn compare_with_references(port: u16, files: &[String], started: &mut Vec<u16>) -> Result<(), String> {
+    start_reference(port, "redis-8.2", true)?;
+    started.push(port);
     let mut extra = Vec::new();
     for (offset, kind) in [(1, "redis-7.4"), (2, "valkey-9")] {
         let found = Command::new("bash")
-            .arg(&script)
+            .arg(root().join("tests/oracle/redis.sh"))
             .args(["find", kind])
             .current_dir(root())
             .output()
             .is_ok_and(|o| o.status.success());
         if !found {
-            eprintln!("==> {kind} is not installed: its transcripts are skipped");
+            eprintln!("==> {kind} is not installed: its transcripts and lessons are skipped");
             continue;
         }
         let p = port + offset;
-        run(
-            &format!("start the reference {kind}"),
-            Command::new("bash").arg(&script).args(["start", &p.to_string(), kind]),
-        )?;
+        start_reference(p, kind, true)?;
         started.push(p);
         extra.extend(["--server".to_owned(), format!("{kind}={p}")]);
     }
-    let compared = run(
-        "compare transcripts with the reference servers",
+    run(
+        "compare transcripts and lesson golden traces with the reference servers",
         Command::new("python3")
             .arg(root().join("tests/oracle/compare.py"))
+            // The frozen clocks move only on `:clock`, so times need no normalising: idle
+            // times, `*` ids and timestamps are compared as printed.
+            .arg("--exact-clock")
             .args(["--port", &port.to_string()])
             .args(&extra)
             .args(files),
-    );
-    let differential = differential_against_server(port);
-    let compared = compared.and(differential);
+    )
+}
+
+/// `tests/oracle/redis.sh start PORT KIND`, under faketime (a frozen clock record.py moves)
+/// or on the real clock.
+fn start_reference(port: u16, kind: &str, faketime: bool) -> Result<(), String> {
+    let clock = if faketime { "faketime" } else { "real clock" };
+    run(
+        &format!("start the reference {kind} on port {port} ({clock})"),
+        Command::new("bash")
+            .arg(root().join("tests/oracle/redis.sh"))
+            .args(["start", &port.to_string(), kind])
+            .env("ORACLE_FAKETIME", if faketime { "1" } else { "0" }),
+    )
+}
+
+fn stop_references(ports: &[u16]) -> Result<(), String> {
     let mut stopped = Ok(());
-    for p in started {
-        stopped = stopped
-            .and(run("stop a reference server", Command::new("bash").arg(&script).args(["stop", &p.to_string()])));
+    for p in ports {
+        stopped = stopped.and(run(
+            "stop a reference server",
+            Command::new("bash").arg(root().join("tests/oracle/redis.sh")).args(["stop", &p.to_string()]),
+        ));
     }
-    compared.and(stopped)
+    stopped
 }

@@ -102,7 +102,8 @@ impl<K: Ord, V> ChunkMap<K, V> {
     where
         K: Borrow<Q>,
     {
-        self.find(key).map(|(at, i)| &self.chunks[at][i].1)
+        // `get`, not indexing: `find` found it (see `SortedMap::get`).
+        self.find(key).and_then(|(at, i)| self.chunks.get(at)?.get(i)).map(|(_, v)| v)
     }
 
     /// The value under `key`, for changes.
@@ -110,7 +111,7 @@ impl<K: Ord, V> ChunkMap<K, V> {
     where
         K: Borrow<Q>,
     {
-        self.find(key).map(|(at, i)| &mut self.chunks[at][i].1)
+        self.find(key).and_then(|(at, i)| self.chunks.get_mut(at)?.get_mut(i)).map(|(_, v)| v)
     }
 
     /// Whether `key` is in the map.
@@ -309,9 +310,11 @@ impl<'a, K, V> Iterator for ChunkRange<'a, K, V> {
             return None;
         }
         let (at, i) = self.front;
-        let chunk = &self.chunks[at];
+        // `get`, not indexing: positions before `back` are entries, and a bounds check in
+        // every instantiation is a panic path the wasm bundles would carry for nothing.
+        let chunk = self.chunks.get(at)?;
         self.front = if i + 1 < chunk.len() { (at, i + 1) } else { (at + 1, 0) };
-        let (k, v) = &chunk[i];
+        let (k, v) = chunk.get(i)?;
         Some((k, v))
     }
 }
@@ -322,8 +325,14 @@ impl<K, V> DoubleEndedIterator for ChunkRange<'_, K, V> {
             return None;
         }
         let (at, i) = self.back;
-        self.back = if i > 0 { (at, i - 1) } else { (at - 1, self.chunks[at - 1].len() - 1) };
-        let (k, v) = &self.chunks[self.back.0][self.back.1];
+        self.back = match i.checked_sub(1) {
+            Some(i) => (at, i),
+            None => {
+                let at = at.checked_sub(1)?;
+                (at, self.chunks.get(at)?.len().checked_sub(1)?)
+            }
+        };
+        let (k, v) = self.chunks.get(self.back.0)?.get(self.back.1)?;
         Some((k, v))
     }
 }

@@ -183,12 +183,12 @@ impl Group {
     /// idle for at least `min_idle` ms, longest idle first (ties by id).
     pub fn claim_order(&self, now: i64, min_idle: i64) -> Vec<StreamId> {
         let mut out: Vec<StreamId> = self.nacked.clone();
-        let mut idle: Vec<(i64, StreamId)> = self
-            .pel
-            .iter()
-            .filter(|(_, p)| p.owner.is_some() && now - p.delivery_time >= min_idle)
-            .map(|(id, p)| (p.delivery_time, *id))
-            .collect();
+        let mut idle: Vec<(i64, StreamId)> = Vec::new();
+        for (id, p) in self.pel.iter() {
+            if p.owner.is_some() && now - p.delivery_time >= min_idle {
+                idle.push((p.delivery_time, *id));
+            }
+        }
         crate::sort::sort(&mut idle);
         out.extend(idle.into_iter().map(|(_, id)| id));
         out

@@ -210,7 +210,10 @@ impl Keyspace {
         // The expiring keys first, their deadlines taken at once: removing them one by one
         // would search and shift the deadlines once per key.
         self.remove_expiring(|_| true);
-        let keys: Vec<Vec<u8>> = self.values.keys().cloned().collect();
+        let mut keys: Vec<Vec<u8>> = Vec::new();
+        for key in self.values.keys() {
+            keys.push(key.clone());
+        }
         for key in keys {
             self.remove(&key);
         }

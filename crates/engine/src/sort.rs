@@ -13,7 +13,12 @@ use std::cmp::Ordering;
 
 /// Sorts `items` by `compare`, stably: elements that compare equal keep their order.
 pub fn sort_by<T>(items: &mut [T], mut compare: impl FnMut(&T, &T) -> Ordering) {
-    let mut order = order(items.len(), &mut |a, b| compare(&items[a], &items[b]));
+    // `get`, not indexing: the indexes are in range, and a bounds check in every
+    // instantiation is a panic path for nothing.
+    let mut order = order(items.len(), &mut |a, b| match (items.get(a), items.get(b)) {
+        (Some(a), Some(b)) => compare(a, b),
+        _ => Ordering::Equal,
+    });
     permute(items, &mut order);
 }
 
@@ -64,12 +69,14 @@ fn order(len: usize, compare: &mut dyn FnMut(usize, usize) -> Ordering) -> Vec<u
 /// following each cycle of the permutation with swaps. `order` is used up: every visited
 /// position is marked as already in place.
 fn permute<T>(items: &mut [T], order: &mut [usize]) {
-    for start in 0..items.len() {
+    // Both are `len` long and `order` holds indexes below it; the bound lets the compiler
+    // drop the bounds checks (panic paths in every instantiation).
+    let len = items.len().min(order.len());
+    for start in 0..len {
         let mut at = start;
-        loop {
-            let from = order[at];
-            order[at] = at;
-            if from == start {
+        while at < len {
+            let from = std::mem::replace(&mut order[at], at);
+            if from == start || from >= len {
                 break;
             }
             items.swap(at, from);

@@ -70,7 +70,9 @@ impl<K: Ord, V> SortedMap<K, V> {
     where
         K: Borrow<Q>,
     {
-        self.search(key).ok().map(|at| &self.entries[at].1)
+        // `get`, not `[at]`: `search` found it, and a bounds check in every instantiation is a
+        // panic path the wasm bundles would carry for nothing.
+        self.search(key).ok().and_then(|at| self.entries.get(at)).map(|(_, v)| v)
     }
 
     /// The value under `key`, for changes.
@@ -78,7 +80,7 @@ impl<K: Ord, V> SortedMap<K, V> {
     where
         K: Borrow<Q>,
     {
-        self.search(key).ok().map(|at| &mut self.entries[at].1)
+        self.search(key).ok().and_then(|at| self.entries.get_mut(at)).map(|(_, v)| v)
     }
 
     /// Whether `key` is in the map.
@@ -92,7 +94,7 @@ impl<K: Ord, V> SortedMap<K, V> {
     /// Stores `value` under `key`; returns the value it replaced, if any.
     pub fn insert(&mut self, key: K, value: V) -> Option<V> {
         match self.search(&key) {
-            Ok(at) => Some(std::mem::replace(&mut self.entries[at].1, value)),
+            Ok(at) => self.entries.get_mut(at).map(|(_, v)| std::mem::replace(v, value)),
             Err(at) => {
                 self.entries.insert(at, (key, value));
                 None

@@ -641,7 +641,12 @@ impl Stream {
             },
         };
         let mut removed = 0u64;
-        let keys: Vec<StreamId> = self.nodes.keys().copied().collect();
+        // Plain loops rather than `collect` where it pays: each collected adapter chain is its
+        // own code in the wasm bundles.
+        let mut keys: Vec<StreamId> = Vec::new();
+        for &key in self.nodes.keys() {
+            keys.push(key);
+        }
         for key in keys {
             if let TrimStrategy::MaxLen(max) = trim.strategy {
                 if self.length <= max {
@@ -1018,8 +1023,12 @@ impl Stream {
         g.see_consumer(consumer, now);
         let Some(from) = after.next() else { return Vec::new() };
         let limit = if count == 0 { usize::MAX } else { usize::try_from(count).unwrap_or(usize::MAX) };
-        let ids: Vec<StreamId> =
-            g.consumer(consumer).map_or_else(Vec::new, |c| c.pending().range(from..).take(limit).copied().collect());
+        let mut ids: Vec<StreamId> = Vec::new();
+        if let Some(c) = g.consumer(consumer) {
+            for &id in c.pending().range(from..).take(limit) {
+                ids.push(id);
+            }
+        }
         let mut out = Vec::with_capacity(ids.len());
         for id in ids {
             let fields = self.get(id).map(|e| e.fields);

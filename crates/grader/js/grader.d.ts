@@ -89,9 +89,17 @@ export class Session {
 
 export interface TaskInfo {
   title: string;
-  kind: 'reach-state' | 'predict' | 'choice';
+  kind: 'reach-state' | 'predict' | 'choice' | 'numeric' | 'order';
+  /** State-changing commands only: reads are free. */
   par: number | null;
+  /** Options of a predict or choice task; steps of an order task. */
   options: number;
+  /** A choice where several options are right. */
+  multiple: boolean;
+  /** The task starts where the previous one ended. */
+  continues: boolean;
+  /** The first task of its chain (the task itself unless it continues). */
+  chainStart: number;
 }
 export interface LessonInfo {
   id: string; version: number; title: string; profile: string;
@@ -100,8 +108,13 @@ export interface LessonInfo {
   tasks: TaskInfo[];
 }
 /** A failed check, in the learner's terms. */
-export interface Failure { message: string; expected: string; actual: string; line: number }
-export interface Verdict { passed: boolean; failures: Failure[]; commands: number; par: number }
+export interface Failure { message: string; expected: string; actual: string; hint: string | null; line: number }
+export interface Verdict {
+  passed: boolean; failures: Failure[];
+  /** The lesson's explanation when the work matches a wrong path it foresaw. */
+  misconception: string | null;
+  commands: number; par: number;
+}
 export interface Answer { correct: boolean; reply: string; why: string }
 export interface Grade { variant: number; passed: boolean; tasks: (Verdict & { task: number })[] }
 
@@ -110,11 +123,17 @@ export class Lesson {
   constructor(toml: string, file?: string);
   readonly info: LessonInfo;
   /** A reach-state task against a log (`:as NAME`, `name> CMD`, `:clock +MS` lines). */
-  checkLog(task: number, log: string | string[], options?: { variant?: number }): Verdict;
-  checkChoice(task: number, option: number): Answer;
+  checkLog(task: number, log: string | string[], options?: { variant?: number; earlier?: (string | string[])[] }): Verdict;
+  /** An option (number), options (number[]), a typed reply or number (string), or { order }. */
+  checkAnswer(task: number, answer: number | number[] | string | { order: number[] }, options?: { variant?: number }): Answer;
+  checkChoice(task: number, option: number | number[], options?: { variant?: number }): Answer;
   /** An option's index, or the reply as the learner typed it. */
   checkPrediction(task: number, answer: number | string, options?: { variant?: number }): Answer;
+  /** The lesson's option (or step) indices in the order attempt `attempt` showed them. */
+  shownOrder(task: number, attempt: number): number[];
   /** Every reach-state task against one log, on one variant. */
   grade(log: string | string[], options?: { variant?: number }): Grade;
+  /** Each reach-state task against its own log (`logs[n]`), continuing tasks from the earlier ones. */
+  gradeTasks(logs: (string | string[] | null)[], options?: { variant?: number }): Grade;
   free(): void;
 }

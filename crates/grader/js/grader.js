@@ -79,16 +79,34 @@ export class Lesson {
     this.#inner = new GraderLesson(String(toml), file);
     this.info = JSON.parse(this.#inner.info());
   }
-  checkLog(task, log, { variant = 0 } = {}) {
-    return JSON.parse(this.#inner.checkLog(task, lines(log), variant));
+  /**
+   * A reach-state task against a log. For a task that continues (`info.tasks[n].continues`),
+   * `earlier` are the learner's logs of the tasks before it in its chain, first task first.
+   */
+  checkLog(task, log, { variant = 0, earlier } = {}) {
+    const logs = earlier === undefined ? undefined : earlier.map(lines);
+    return JSON.parse(this.#inner.checkLog(task, lines(log), variant, logs));
   }
-  checkChoice(task, option) {
-    return JSON.parse(this.#inner.checkChoice(task, option));
-  }
-  checkPrediction(task, answer, { variant = 0 } = {}) {
+  /**
+   * Any question: a number (an option), an array of numbers (multiple choice), a string (a
+   * typed reply or number) or `{ order: [...] }` (an order task). Indices are the lesson's.
+   */
+  checkAnswer(task, answer, { variant = 0 } = {}) {
     const option = typeof answer === 'number' ? answer : undefined;
+    const options = Array.isArray(answer) ? Uint32Array.from(answer) : undefined;
     const typed = typeof answer === 'string' ? answer : undefined;
-    return JSON.parse(this.#inner.checkPrediction(task, variant, option, typed));
+    const order = answer && Array.isArray(answer.order) ? Uint32Array.from(answer.order) : undefined;
+    return JSON.parse(this.#inner.checkAnswer(task, variant, option, options, typed, order));
+  }
+  checkChoice(task, option, options = {}) {
+    return this.checkAnswer(task, option, options);
+  }
+  checkPrediction(task, answer, options = {}) {
+    return this.checkAnswer(task, answer, options);
+  }
+  /** The lesson's option indices in the order attempt `attempt` showed them. */
+  shownOrder(task, attempt) {
+    return Array.from(this.#inner.shownOrder(task, attempt));
   }
   /**
    * Re-grades a learner's log for every reach-state task on one variant, e.g. a hidden one
@@ -98,6 +116,19 @@ export class Lesson {
     const results = this.info.tasks.map((task, index) => task.kind === 'reach-state'
       ? { task: index, ...this.checkLog(index, log, { variant }) }
       : null).filter(Boolean);
+    return { variant, passed: results.every((r) => r.passed), tasks: results };
+  }
+  /**
+   * Re-grades each reach-state task against its own log (`logs[n]` for task n), on one
+   * variant; a task that continues starts from the learner's own earlier logs.
+   */
+  gradeTasks(logs, { variant = 0 } = {}) {
+    const results = [];
+    this.info.tasks.forEach((task, index) => {
+      if (task.kind !== 'reach-state') return;
+      const earlier = logs.slice(task.chainStart, index).map((log) => log ?? '');
+      results.push({ task: index, ...this.checkLog(index, logs[index] ?? '', { variant, earlier }) });
+    });
     return { variant, passed: results.every((r) => r.passed), tasks: results };
   }
   free() {

@@ -8,7 +8,7 @@
 //! crossing to JavaScript is a JSON string (the DTOs are `streamlab_wasm::grade`'s);
 //! `dist/grader/grader.js` (hand-written, with `grader.d.ts`) parses them into typed objects.
 
-use streamlab_lessons::{check_choice, check_log, check_prediction, parse_lesson, parse_log, Lesson, Prediction};
+use streamlab_lessons::{check_answer, check_chain, parse_lesson, parse_log, shown_order, Answer, Lesson};
 use streamlab_wasm::grade::{outline, Headless};
 use streamlab_wasm::json;
 use streamlab_wasm::lesson::describe;
@@ -31,7 +31,10 @@ impl Grader {
     /// at `clock` (Unix ms). Throws on an unknown profile.
     #[wasm_bindgen(constructor)]
     pub fn new(profile: Option<String>, clock: Option<f64>) -> Result<Grader, JsError> {
-        Headless::create(profile.as_deref(), clock.map(|c| c as i64)).map(|inner| Grader { inner }).map_err(js_error)
+        match Headless::create(profile.as_deref(), clock.map(|c| c as i64)) {
+            Ok(inner) => Ok(Grader { inner }),
+            Err(error) => Err(js_error(error)),
+        }
     }
 
     /// Runs one line; JSON of `Executed`.
@@ -72,9 +75,10 @@ impl GraderLesson {
     /// Parses a lesson file (TOML); throws with every problem and its line.
     #[wasm_bindgen(constructor)]
     pub fn new(text: &str, file: Option<String>) -> Result<GraderLesson, JsError> {
-        parse_lesson(file.as_deref().unwrap_or("lesson.toml"), text)
-            .map(|lesson| GraderLesson { lesson })
-            .map_err(|problems| JsError::new(&describe(&problems)))
+        match parse_lesson(file.as_deref().unwrap_or("lesson.toml"), text) {
+            Ok(lesson) => Ok(GraderLesson { lesson }),
+            Err(problems) => Err(JsError::new(&describe(&problems))),
+        }
     }
 
     /// JSON of `LessonInfo`.
@@ -83,32 +87,70 @@ impl GraderLesson {
     }
 
     /// Checks a reach-state task against a learner's log (a command file: `:as NAME`,
-    /// `name> COMMAND`, `:clock +MS`, one per line) on a variant; JSON of the verdict.
+    /// `name> COMMAND`, `:clock +MS`, one per line) on a variant; JSON of the verdict. For a
+    /// task that continues, `earlier` holds the learner's logs of the earlier tasks of its
+    /// chain (from its first task on); without them those tasks' reference solutions are used.
     #[wasm_bindgen(js_name = checkLog)]
-    pub fn check_log(&self, task: usize, log: &str, variant: usize) -> Result<String, JsError> {
-        check_log(&self.lesson, task, variant, &parse_log(log)).map(|v| json(&v)).map_err(js_error)
+    pub fn check_log(
+        &self,
+        task: usize,
+        log: &str,
+        variant: usize,
+        earlier: Option<Vec<String>>,
+    ) -> Result<String, JsError> {
+        let mut logs = Vec::new();
+        for earlier in earlier.unwrap_or_default() {
+            logs.push(parse_log(&earlier));
+        }
+        // Matches, not `map`/`map_err`: each combinator is its own instance in the wasm.
+        match check_chain(&self.lesson, task, variant, &logs, &parse_log(log)) {
+            Ok(verdict) => Ok(json(&verdict)),
+            Err(error) => Err(js_error(error)),
+        }
     }
 
-    /// Checks the option chosen in a multiple-choice task; JSON of the answer.
-    #[wasm_bindgen(js_name = checkChoice)]
-    pub fn check_choice(&self, task: usize, option: usize) -> Result<String, JsError> {
-        check_choice(&self.lesson, task, option).map(|a| json(&a)).map_err(js_error)
-    }
-
-    /// Checks a predict task's answer on a variant: an option's index, or the reply as typed.
-    #[wasm_bindgen(js_name = checkPrediction)]
-    pub fn check_prediction(
+    /// Checks an answer to a question on a variant: one option's index (predict, choice), the
+    /// chosen options (multiple choice), the reply or number as typed (predict, numeric), or
+    /// the steps in the learner's order (order). Indices are the lesson's, as written. JSON of
+    /// the answer.
+    #[wasm_bindgen(js_name = checkAnswer)]
+    pub fn check_answer(
         &self,
         task: usize,
         variant: usize,
         option: Option<usize>,
+        options: Option<Vec<u32>>,
         typed: Option<String>,
+        order: Option<Vec<u32>>,
     ) -> Result<String, JsError> {
-        let answer = match (option, typed) {
-            (Some(n), _) => Prediction::Option(n),
-            (None, Some(text)) => Prediction::Typed(text),
-            (None, None) => return Err(JsError::new("an answer is an option index or the typed reply")),
+        let indices = |v: Vec<u32>| {
+            let mut out = Vec::new();
+            for n in v {
+                out.push(n as usize);
+            }
+            out
         };
-        check_prediction(&self.lesson, task, variant, &answer).map(|a| json(&a)).map_err(js_error)
+        let answer = match (option, options, typed, order) {
+            (Some(n), None, None, None) => Answer::Option(n),
+            (None, Some(set), None, None) => Answer::Options(indices(set)),
+            (None, None, Some(text), None) => Answer::Typed(text),
+            (None, None, None, Some(steps)) => Answer::Order(indices(steps)),
+            _ => return Err(JsError::new("an answer is one of: an option, a set of options, a typed text, an order")),
+        };
+        match check_answer(&self.lesson, task, variant, &answer) {
+            Ok(answered) => Ok(json(&answered)),
+            Err(error) => Err(js_error(error)),
+        }
+    }
+
+    /// The order a question's options (or an order task's steps) were shown in on `attempt`,
+    /// as the lesson's indices: what the learner saw, to replay a logged answer.
+    #[wasm_bindgen(js_name = shownOrder)]
+    pub fn shown_order(&self, task: usize, attempt: u32) -> Vec<u32> {
+        let mut out = Vec::new();
+        for n in shown_order(&self.lesson, task, attempt) {
+            out.push(n as u32);
+        }
+        out
     }
 }

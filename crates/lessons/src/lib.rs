@@ -7,6 +7,9 @@
 //!   the web player and graders call;
 //! * [`validate`]: everything `streamlab check lessons/` verifies, without touching files;
 //! * [`script`]: lesson lines and learners' logs, and how variants rewrite text;
+//! * [`params`]: the integers a variant may change and the `${expr}` placeholders using them;
+//! * [`trail`]: what the learner ran in a task, for process checks and par;
+//! * [`quiz`]: answering questions, and the shuffled order their options are shown in;
 //! * [`toml`]: the TOML reader underneath, keeping every key's and value's span;
 //!   [`shape`] reads its tables field by field.
 //!
@@ -15,17 +18,21 @@
 pub mod check;
 pub mod error;
 pub mod model;
+pub mod params;
 pub mod parse;
+mod parse_check;
+pub mod quiz;
 pub mod script;
 pub mod shape;
 pub mod toml;
+pub mod trail;
 pub mod validate;
 
-pub use check::{
-    check_choice, check_log, check_prediction, evaluate, predicted_reply, run_one, turned_off, Answered, CheckError,
-    Failure, Prediction, Verdict,
-};
+pub use check::{check_chain, check_log, judge, predicted_reply, run_one, turned_off, CheckError, Failure, Verdict};
 pub use error::LessonError;
 pub use model::{Check, Expect, Goal, Lesson, Line, Profile, Subject, Task, TaskKind, Value, Variant};
 pub use parse::parse_lesson;
+pub use parse_check::CHECK_KINDS;
+pub use quiz::{check_answer, option_why, shown_order, Answer, Answered};
 pub use script::{parse_log, LogLine};
+pub use trail::Trail;

@@ -1,8 +1,10 @@
 //! Lesson lines and learners' logs as console steps, and how a variant rewrites text.
 
+use streamlab_protocol::command;
 use streamlab_protocol::console::{parse_clock, DEFAULT_CONNECTION};
 
 use crate::model::{Line, Variant};
+use crate::params;
 
 /// One line of a log: what a connection typed (a command, or `:clock +MS`).
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
@@ -41,7 +43,7 @@ pub enum Parsed<'a> {
 
 /// Whether a connection name is acceptable (the console's `:as` takes one word).
 pub fn valid_conn_name(name: &str) -> bool {
-    !name.is_empty() && name.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.'))
+    !name.is_empty() && name.bytes().all(|c| c.is_ascii_alphanumeric() || matches!(c, b'-' | b'_' | b'.'))
 }
 
 /// Reads one lesson line: `name> COMMAND`, `COMMAND`, `:as NAME` or `:clock +MS`.
@@ -75,25 +77,32 @@ pub fn parse_line(text: &str) -> Result<Parsed<'_>, String> {
 /// A lesson's lines as log lines, starting on the default connection, with the variant's
 /// rewriting applied.
 pub fn log_of(lines: &[Line], variant: &Variant) -> Vec<LogLine> {
-    steps(lines, variant).into_iter().map(|(_, line)| line).collect()
+    let mut out = Vec::new();
+    for line in lines {
+        out.push(step(line, variant));
+    }
+    out
+}
+
+/// One lesson line as a log line.
+fn step(line: &Line, variant: &Variant) -> LogLine {
+    let text = variant.apply(&line.text);
+    match parse_line(&text) {
+        Ok(Parsed::Run { conn, text }) => LogLine::new(conn.unwrap_or(DEFAULT_CONNECTION), text),
+        // The parser rejects these in lesson files; run anyway, the console reports them.
+        Ok(Parsed::SwitchTo(_)) | Err(_) => LogLine::new(DEFAULT_CONNECTION, &text),
+    }
 }
 
 /// Like [`log_of`], each log line with the file line it came from. A lesson line runs on the
 /// connection its `name> ` prefix names, or on the default connection: every line says where
 /// it runs, so a reader never has to track a current connection.
 pub fn steps(lines: &[Line], variant: &Variant) -> Vec<(usize, LogLine)> {
-    lines
-        .iter()
-        .map(|line| {
-            let text = variant.apply(&line.text);
-            let log_line = match parse_line(&text) {
-                Ok(Parsed::Run { conn, text }) => LogLine::new(conn.unwrap_or(DEFAULT_CONNECTION), text),
-                // The parser rejects these in lesson files; run anyway, the console reports them.
-                Ok(Parsed::SwitchTo(_)) | Err(_) => LogLine::new(DEFAULT_CONNECTION, &text),
-            };
-            (line.line, log_line)
-        })
-        .collect()
+    let mut out = Vec::new();
+    for line in lines {
+        out.push((line.line, step(line, variant)));
+    }
+    out
 }
 
 /// Reads a log written as a command file, the way the console runs one: `:as NAME` switches
@@ -102,7 +111,11 @@ pub fn steps(lines: &[Line], variant: &Variant) -> Vec<(usize, LogLine)> {
 pub fn parse_log(text: &str) -> Vec<LogLine> {
     let mut current = DEFAULT_CONNECTION.to_owned();
     let mut out = Vec::new();
-    for line in text.lines().map(str::trim).filter(|l| !l.is_empty() && !l.starts_with('#')) {
+    for line in text.lines() {
+        let line = line.trim();
+        if line.is_empty() || line.starts_with('#') {
+            continue;
+        }
         match parse_line(line) {
             Ok(Parsed::SwitchTo(name)) => current = name.to_owned(),
             Ok(Parsed::Run { conn, text }) => {
@@ -123,6 +136,18 @@ pub fn command_words(text: &str) -> (String, String) {
     (words.next().unwrap_or_default(), words.next().unwrap_or_default())
 }
 
+/// Whether a command line changes state (and so counts against par): the command table's
+/// write flag, plus PUBLISH (it delivers) and CONFIG SET. Reads, transaction control and
+/// mistakes (unknown commands) are free, so looking before acting never costs points.
+pub fn changes_state(text: &str) -> bool {
+    let (name, sub) = command_words(text);
+    match name.as_str() {
+        "PUBLISH" => true,
+        "CONFIG" => sub == "SET",
+        _ => command::lookup(name.as_bytes()).is_some_and(|spec| spec.write),
+    }
+}
+
 fn is_word_char(c: char) -> bool {
     c.is_ascii_alphanumeric() || c == '-' || c == '_'
 }
@@ -130,13 +155,21 @@ fn is_word_char(c: char) -> bool {
 impl Variant {
     /// Whether this is the lesson as written.
     pub fn is_identity(&self) -> bool {
-        self.ids == 0 && self.clock == 0 && self.values.is_empty()
+        self.ids == 0 && self.clock == 0 && self.values.is_empty() && self.changed.is_empty()
     }
 
-    /// Rewrites text for this variant: every word (a run of letters, digits, `-` and `_`) that
-    /// is an explicit stream id `MS-SEQ` or `MS-*` with `MS > 0` gets `ids` added to `MS`, and
-    /// every word equal to a key of `values` becomes its value. Everything else is kept.
+    /// Rewrites text for this variant: every `${expr}` becomes its value with this variant's
+    /// parameters; then every word (a run of letters, digits, `-` and `_`) that is an explicit
+    /// stream id `MS-SEQ` or `MS-*` with `MS > 0` gets `ids` added to `MS`, and every word
+    /// equal to a key of `values` becomes its value. Everything else is kept.
     pub fn apply(&self, text: &str) -> String {
+        let substituted;
+        let text = if params::has_placeholder(text) {
+            substituted = params::substitute(text, &self.params);
+            substituted.as_str()
+        } else {
+            text
+        };
         if self.ids == 0 && self.values.is_empty() {
             return text.to_owned();
         }
@@ -217,7 +250,8 @@ mod tests {
         let mut values = streamlab_engine::SortedMap::new();
         values.insert("jobs".to_owned(), "tasks".to_owned());
         values.insert("alice".to_owned(), "ana".to_owned());
-        let variant = Variant { ids: 1000, clock: 0, values, line: 0 };
+        let params = streamlab_engine::SortedMap::from_pairs(vec![("n".to_owned(), 3)]);
+        let variant = Variant { ids: 1000, clock: 0, values, params, changed: Default::default(), line: 0 };
         assert_eq!(
             variant.apply("alice> XACK jobs workers 1-0 2-3 0-0 (5-0 7-* jobs:dead"),
             "ana> XACK tasks workers 1001-0 1002-3 0-0 (1005-0 1007-* tasks:dead"
@@ -226,5 +260,10 @@ mod tests {
         // Words that merely contain a key or look like ids in part stay.
         assert_eq!(variant.apply("jobs2 x1-0 1-0a 12 -1"), "jobs2 x1-0 1-0a 12 -1");
         assert_eq!(Variant::default().apply("1-0"), "1-0");
+        // Parameters first, then ids and names: `${n}-0` is an id like any other.
+        assert_eq!(variant.apply("jobs ${n * 2}-0 COUNT ${n}"), "tasks 1006-0 COUNT 3");
+        assert!(changes_state("XADD s * f v") && changes_state("xgroup setid s g 0") && changes_state("PUBLISH c m"));
+        assert!(!changes_state("XINFO GROUPS s") && !changes_state("XPENDING s g") && !changes_state("MULTI"));
+        assert!(!changes_state("NOSUCH x") && changes_state("CONFIG SET stream-node-max-entries 2"));
     }
 }

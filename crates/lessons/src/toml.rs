@@ -123,7 +123,8 @@ impl Table {
 
     /// The value of `key`. (A linear search: lesson tables have a dozen keys.)
     pub fn get(&self, key: &str) -> Option<&Spanned<Value>> {
-        self.position(key).map(|i| &self.entries[i].1)
+        // A search, not `position` and an index: no bounds-check panic path.
+        self.entries.iter().find(|(k, _)| k.value == key).map(|(_, value)| value)
     }
 
     /// Keys and values, in the order the keys were defined.
@@ -350,8 +351,8 @@ impl Parser<'_> {
     /// Puts a key/value pair into `table`, the key's dotted path making or extending tables.
     fn insert(&self, table: &mut Table, (path, key): Key, value: Spanned<Value>) -> Result<(), Error> {
         let table = self.descend(table, &path, true)?;
-        if let Some(i) = table.position(&key.value) {
-            return Err(self.duplicate(&key, &table.entries[i].0));
+        if let Some((first, _)) = table.entries.iter().find(|(k, _)| k.value == key.value) {
+            return Err(self.duplicate(&key, first));
         }
         table.entries.push((key, value));
         Ok(())
@@ -607,7 +608,7 @@ impl Parser<'_> {
         let start = self.pos;
         self.skip_scalar_chars();
         // A date and a time may be separated by a space.
-        let date = is_date(&self.text.as_bytes()[start..self.pos]);
+        let date = is_date(self.text.as_bytes().get(start..self.pos).unwrap_or_default());
         if date && self.peek() == Some(b' ') && self.text.as_bytes().get(self.pos + 1).is_some_and(u8::is_ascii_digit) {
             self.pos += 1;
             self.skip_scalar_chars();

@@ -13,15 +13,13 @@
 //! lessons agree, and prerequisites come first.
 
 use streamlab_protocol::command::{self, CommandSpec};
-use streamlab_protocol::console::Console;
 
-use crate::check::{check_log, disabled_in, evaluate, normalise_reply, run, run_one};
+use crate::check::disabled_in;
 use crate::error::LessonError;
-use crate::model::{AnswerOption, Goal, Lesson, Line, Need, TaskKind, Variant};
+use crate::model::{AnswerOption, Goal, Lesson, Line, Loc, Need, SubjectKind, TaskKind};
 use crate::parse::parse_lesson;
-use crate::script::{command_words, log_of, steps};
-use crate::shape::{self, array, string, table, Fields, Read};
-use crate::toml::{Spanned, Value};
+use crate::script::{command_words, steps};
+use crate::shape::{self, required, Field, Fields, Ty, STRINGS};
 
 /// What validating one lesson file found.
 #[derive(Debug, Clone)]
@@ -112,6 +110,8 @@ fn syntax_has(spec: &CommandSpec, keyword: &str) -> bool {
     words(spec.syntax) || spec.subcommands.iter().any(|s| words(s.syntax))
 }
 
+mod runs;
+
 struct Validator<'a> {
     lesson: &'a Lesson,
     problems: Vec<LessonError>,
@@ -142,10 +142,16 @@ impl Validator<'_> {
         all_lines.extend(lesson.intro.iter().flat_map(|s| s.demo.iter()));
         let reach_states = lesson.tasks.iter().filter(|t| matches!(t.kind, TaskKind::ReachState(_))).count();
         if reach_states == 0 || reach_states == lesson.tasks.len() {
-            self.problem(0, "a lesson needs at least one reach-state task and a quiz (a choice or predict task)");
+            self.problem(
+                0,
+                "a lesson needs at least one reach-state task and a question (predict, choice, numeric or order)",
+            );
         }
         if reach_states > 0 && lesson.variants.len() < 2 {
             self.problem(0, "a lesson with reach-state tasks needs at least one hidden [[variant]]");
+        }
+        if lesson.tasks.first().is_some_and(|t| t.continues) {
+            self.problem(lesson.tasks[0].line, "task 1: the first task has no task before it to continue from");
         }
         for (n, task) in lesson.tasks.iter().enumerate() {
             let label = format!("task {}", n + 1);
@@ -156,17 +162,42 @@ impl Validator<'_> {
                     all_lines.extend(goal.solution.iter());
                     all_lines.extend(goal.must_not_pass.iter().flatten());
                     texts.extend(goal.hints.iter().map(|h| (task.line, h.as_str())));
-                    for check in &goal.checks {
+                    for m in &goal.misconceptions {
+                        all_lines.extend(m.path.iter());
+                        texts.push((m.line, m.message.as_str()));
+                        if m.message.trim().is_empty() {
+                            self.problem(m.line, format!("{label}: a misconception's `message` is empty"));
+                        }
+                    }
+                    let detectors = goal.misconceptions.iter().flat_map(|m| m.when.iter());
+                    for check in goal.checks.iter().chain(detectors) {
                         texts.push((check.line, check.message.as_str()));
-                        if let crate::model::Subject::Reply { command } = &check.subject {
-                            self.command_line(check.line, command);
+                        if let Some(hint) = &check.hint {
+                            texts.push((check.line, hint.as_str()));
+                        }
+                        let subject = &check.subject;
+                        match (subject.kind, subject.get(Loc::Command)) {
+                            (SubjectKind::Reply, Some(command)) => self.command_line(check.line, command),
+                            (SubjectKind::Used | SubjectKind::Saw, Some(command)) => {
+                                self.command_line(check.line, &format!("{command} x"))
+                            }
+                            (SubjectKind::Transaction, _) => {
+                                for command in subject.commands.iter().flatten() {
+                                    self.command_line(check.line, &format!("{command} x"));
+                                }
+                            }
+                            _ => {}
                         }
                     }
                     if goal.hints.is_empty() {
                         self.problem(task.line, format!("{label}: a reach-state task needs at least one hint"));
                     }
-                    if goal.must_not_pass.is_empty() {
-                        self.problem(task.line, format!("{label}: give at least one `must_not_pass` sequence"));
+                    self.hints_keep_the_solution(&label, task.line, goal);
+                    if goal.must_not_pass.is_empty() && goal.misconceptions.is_empty() {
+                        self.problem(
+                            task.line,
+                            format!("{label}: give at least one `must_not_pass` sequence or `[[task.misconception]]`"),
+                        );
                     }
                     for name in &goal.disabled {
                         let (command, sub) = command_words(name);
@@ -174,7 +205,7 @@ impl Validator<'_> {
                             self.problem(task.line, format!("{label}: disabled command `{name}` does not exist"));
                         }
                     }
-                    for (line, step) in steps(&goal.solution, &Variant::default()) {
+                    for (line, step) in steps(&goal.solution, &lesson.variants[0]) {
                         if step.is_command() && disabled_in(goal, &step.text) {
                             self.problem(line, format!("{label}: the solution uses a disabled command"));
                         }
@@ -183,24 +214,38 @@ impl Validator<'_> {
                 TaskKind::Predict(predict) => {
                     all_lines.push(&predict.command);
                     texts.push((task.line, predict.explain.as_str()));
-                    self.options(task.line, &label, &predict.options, true);
-                    if predict.explain.trim().is_empty() {
-                        self.problem(task.line, format!("{label}: `explain` is empty"));
-                    }
+                    self.options(task.line, &label, &predict.options, Exactly::One);
                 }
                 TaskKind::Choice(choice) => {
                     if choice.options.is_empty() {
                         self.problem(task.line, format!("{label}: a choice task needs `options`"));
                     }
-                    self.options(task.line, &label, &choice.options, false);
+                    let exactly = if choice.multiple { Exactly::AtLeastOne } else { Exactly::One };
+                    self.options(task.line, &label, &choice.options, exactly);
+                }
+                TaskKind::Numeric(numeric) => texts.push((task.line, numeric.explain.as_str())),
+                TaskKind::Order(order) => {
+                    texts.push((task.line, order.explain.as_str()));
+                    texts.extend(order.steps.iter().map(|s| (task.line, s.as_str())));
+                    for (i, step) in order.steps.iter().enumerate() {
+                        if step.trim().is_empty() || order.steps[..i].contains(step) {
+                            self.problem(task.line, format!("{label}: every step is written once and is not empty"));
+                        }
+                    }
                 }
             }
-            let options = match &task.kind {
-                TaskKind::Predict(p) => p.options.as_slice(),
-                TaskKind::Choice(c) => c.options.as_slice(),
-                TaskKind::ReachState(_) => &[],
-            };
-            for option in options {
+            if matches!(task.kind, TaskKind::Predict(_) | TaskKind::Numeric(_) | TaskKind::Order(_)) {
+                let explain = match &task.kind {
+                    TaskKind::Predict(p) => &p.explain,
+                    TaskKind::Numeric(q) => &q.explain,
+                    TaskKind::Order(o) => &o.explain,
+                    _ => unreachable!("matched above"),
+                };
+                if explain.trim().is_empty() {
+                    self.problem(task.line, format!("{label}: `explain` is empty"));
+                }
+            }
+            for option in task.kind.options() {
                 texts.push((option.line, option.text.as_str()));
                 texts.push((option.line, option.why.as_str()));
             }
@@ -209,7 +254,7 @@ impl Validator<'_> {
             self.text(line, text);
         }
         for line in all_lines {
-            for (number, step) in steps(std::slice::from_ref(line), &Variant::default()) {
+            for (number, step) in steps(std::slice::from_ref(line), &lesson.variants[0]) {
                 if step.is_command() {
                     self.command_line(number, &step.text);
                 }
@@ -217,19 +262,26 @@ impl Validator<'_> {
         }
     }
 
-    fn options(&mut self, line: usize, label: &str, options: &[AnswerOption], predict: bool) {
+    fn options(&mut self, line: usize, label: &str, options: &[AnswerOption], exactly: Exactly) {
         if options.is_empty() {
             return;
         }
-        if options.len() < 2 {
-            self.problem(line, format!("{label}: give at least two options"));
+        // With two options a guess is right half the time.
+        if options.len() < 3 {
+            self.problem(line, format!("{label}: give at least three options"));
         }
         let correct = options.iter().filter(|o| o.correct).count();
         if correct == 0 {
             self.problem(line, format!("{label}: no option is marked `correct = true`"));
         }
-        if predict && correct > 1 {
-            self.problem(line, format!("{label}: a predict task has exactly one right reply"));
+        if exactly == Exactly::One && correct > 1 {
+            self.problem(
+                line,
+                format!("{label}: exactly one option is right (a choice with several sets `multiple = true`)"),
+            );
+        }
+        if correct == options.len() {
+            self.problem(line, format!("{label}: every option is right, so nothing is asked"));
         }
         for option in options {
             if option.why.trim().is_empty() {
@@ -237,6 +289,35 @@ impl Validator<'_> {
             }
             if option.text.trim().is_empty() {
                 self.problem(option.line, format!("{label}: an option's text is empty"));
+            }
+        }
+    }
+
+    /// No hint may hand over a solution line: the literal solution is behind "Show solution",
+    /// and a hint that gives it turns the task into copying.
+    fn hints_keep_the_solution(&mut self, label: &str, line: usize, goal: &Goal) {
+        // On every variant, as the learner reads them: a hint may spell out with numbers what
+        // the solution writes as `${expr}`, or the other way round.
+        for variant in &self.lesson.variants {
+            let solution: Vec<String> = steps(&goal.solution, variant)
+                .into_iter()
+                .filter(|(_, step)| step.is_command() && step.text.split_whitespace().count() >= 2)
+                .map(|(_, step)| normalise_command(&step.text))
+                .collect();
+            let hints = goal.hints.iter().chain(goal.checks.iter().filter_map(|c| c.hint.as_ref()));
+            for (n, hint) in hints.enumerate() {
+                let text = normalise_command(&variant.apply(hint));
+                if let Some(given) = solution.iter().find(|command| text.contains(command.as_str())) {
+                    self.problem(
+                        line,
+                        format!(
+                            "{label}: hint {} gives away the solution line `{given}`; point at the idea or \
+                             the command instead (Show solution is there for the line)",
+                            n + 1
+                        ),
+                    );
+                    return;
+                }
             }
         }
     }
@@ -297,172 +378,9 @@ impl Validator<'_> {
         let sub = (!sub.is_empty()).then_some(sub);
         self.named_command(line, &name, sub.as_deref());
     }
-
-    // ----- runs ---------------------------------------------------------------------------
-
-    /// Runs everything on every variant; returns the golden trace.
-    fn run_everything(&mut self) -> String {
-        let lesson = self.lesson;
-        let mut trace = format!(
-            "# Golden trace of lesson `{}` (version {}): its setup, demos and solutions with their replies,\n\
-             # on every variant. `streamlab check --bless lessons/` rewrites it.\n",
-            lesson.id, lesson.version
-        );
-        for (vn, variant) in lesson.variants.iter().enumerate() {
-            trace.push_str(&format!("\n# ===== variant {vn}: {}\n", describe_variant(variant)));
-            let mut base = lesson.fresh_console(variant);
-            trace.push_str("# setup\n");
-            self.traced(&mut base, &lesson.setup, variant, &mut trace, Strict::NoErrors, "setup");
-            for (sn, step) in lesson.intro.iter().enumerate() {
-                if !step.demo.is_empty() {
-                    trace.push_str(&format!("# intro step {}\n", sn + 1));
-                    self.traced(&mut base, &step.demo, variant, &mut trace, Strict::KnownCommands, "demo");
-                }
-            }
-            for (tn, task) in lesson.tasks.iter().enumerate() {
-                let label = format!("task {} (variant {vn})", tn + 1);
-                match &task.kind {
-                    TaskKind::ReachState(goal) => {
-                        trace.push_str(&format!("# task {}: {} (reach-state)\n", tn + 1, task.title));
-                        let mut console = base.clone();
-                        self.traced(&mut console, &task.setup, variant, &mut trace, Strict::NoErrors, "task setup");
-                        let start = console.clone();
-                        if evaluate(goal, variant, start.session()).is_empty() {
-                            self.problem(task.line, format!("{label}: the goal already passes on the start state"));
-                        }
-                        trace.push_str("# solution\n");
-                        self.traced(&mut console, &goal.solution, variant, &mut trace, Strict::NoErrors, "solution");
-                        let failures = evaluate(goal, variant, console.session());
-                        // The checker the player calls must agree with the traced run.
-                        let verdict = check_log(lesson, tn, vn, &log_of(&goal.solution, variant));
-                        if !failures.is_empty() || !verdict.as_ref().is_ok_and(|v| v.passed) {
-                            let checked = verdict.map(|v| v.failures).unwrap_or_default();
-                            let mut messages: Vec<String> = failures.iter().map(|f| f.message.clone()).collect();
-                            for failure in checked {
-                                if !messages.contains(&failure.message) {
-                                    messages.push(failure.message);
-                                }
-                            }
-                            self.problem(
-                                task.line,
-                                format!("{label}: the solution does not pass: {}", messages.join(" | ")),
-                            );
-                        }
-                        self.must_not_pass(tn, vn, goal, &start, variant);
-                        if vn > 0 {
-                            self.memorised(tn, vn, goal, &start, variant);
-                        }
-                    }
-                    TaskKind::Predict(predict) => {
-                        trace.push_str(&format!("# task {}: {} (predict)\n", tn + 1, task.title));
-                        let mut console = base.clone();
-                        self.traced(&mut console, &task.setup, variant, &mut trace, Strict::NoErrors, "task setup");
-                        let printed = self.traced(
-                            &mut console,
-                            std::slice::from_ref(&predict.command),
-                            variant,
-                            &mut trace,
-                            Strict::KnownCommands,
-                            "predicted command",
-                        );
-                        self.prediction(tn, vn, &predict.options, &printed.join("\n"), variant);
-                    }
-                    TaskKind::Choice(_) => {}
-                }
-            }
-        }
-        trace
-    }
-
-    /// Runs lines with their replies appended to the trace; reports error replies as `strict`
-    /// says and broken engine invariants. Returns everything the lines printed.
-    fn traced(
-        &mut self,
-        console: &mut Console,
-        lines: &[Line],
-        variant: &Variant,
-        trace: &mut String,
-        strict: Strict,
-        what: &str,
-    ) -> Vec<String> {
-        let mut printed = Vec::new();
-        for (line, step) in steps(lines, variant) {
-            let out = run_one(console, &step, trace);
-            if let Some(error) = out.iter().find(|l| l.starts_with("(error)")) {
-                let unknown = error.contains("ERR unknown command") || error.contains("ERR unknown subcommand");
-                if strict == Strict::NoErrors || unknown {
-                    self.problem(line, format!("{what} `{}` replied {error}", step.text));
-                }
-            }
-            if let Err(broken) = console.session().check_invariants() {
-                self.problem(line, format!("engine invariant broken after `{}`: {broken}", step.text));
-            }
-            printed.extend(out);
-        }
-        printed
-    }
-
-    fn must_not_pass(&mut self, tn: usize, vn: usize, goal: &Goal, start: &Console, variant: &Variant) {
-        for sequence in &goal.must_not_pass {
-            let mut console = start.clone();
-            run(&mut console, &log_of(sequence, variant), &[], None);
-            if evaluate(goal, variant, console.session()).is_empty() {
-                let line = sequence.first().map_or(self.lesson.tasks[tn].line, |l| l.line);
-                self.problem(
-                    line,
-                    format!("task {} (variant {vn}): this must_not_pass sequence passes the goal", tn + 1),
-                );
-            }
-        }
-    }
-
-    /// The solution of the lesson as written, typed from memory into a hidden variant, must
-    /// not pass: that is what variants are for.
-    fn memorised(&mut self, tn: usize, vn: usize, goal: &Goal, start: &Console, variant: &Variant) {
-        let mut console = start.clone();
-        run(&mut console, &log_of(&goal.solution, &Variant::default()), &[], None);
-        if evaluate(goal, variant, console.session()).is_empty() {
-            self.problem(
-                self.lesson.tasks[tn].line,
-                format!(
-                    "task {} (variant {vn}): the solution as written also passes this variant; \
-                     shift an id or rename a value the solution uses",
-                    tn + 1
-                ),
-            );
-        }
-    }
-
-    fn prediction(&mut self, tn: usize, vn: usize, options: &[AnswerOption], reply: &str, variant: &Variant) {
-        let task_line = self.lesson.tasks[tn].line;
-        if options.is_empty() {
-            if reply.lines().count() != 1 {
-                self.problem(
-                    task_line,
-                    format!("task {} (variant {vn}): a typed prediction needs a one-line reply; give options", tn + 1),
-                );
-            }
-            return;
-        }
-        let reply = normalise_reply(reply);
-        for option in options {
-            let matches = normalise_reply(&variant.apply(&option.text)) == reply;
-            if option.correct && !matches {
-                self.problem(
-                    option.line,
-                    format!("task {} (variant {vn}): the right option differs from the reply:\n{reply}", tn + 1),
-                );
-            }
-            if !option.correct && matches {
-                self.problem(
-                    option.line,
-                    format!("task {} (variant {vn}): an option marked wrong is the real reply", tn + 1),
-                );
-            }
-        }
-    }
 }
 
+/// Which error replies a run may show.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Strict {
     /// Any error reply is a problem.
@@ -471,21 +389,17 @@ enum Strict {
     KnownCommands,
 }
 
-fn describe_variant(variant: &Variant) -> String {
-    if variant.is_identity() {
-        return "the lesson as written".into();
-    }
-    let mut parts = Vec::new();
-    if variant.ids > 0 {
-        parts.push(format!("ids +{}", variant.ids));
-    }
-    if variant.clock != 0 {
-        parts.push(format!("clock +{}ms", variant.clock));
-    }
-    for (from, to) in &variant.values {
-        parts.push(format!("{from} -> {to}"));
-    }
-    parts.join(", ")
+/// How many options of a question are right.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Exactly {
+    One,
+    AtLeastOne,
+}
+
+/// A command or text with whitespace collapsed and `` ` `` dropped, for finding a solution line
+/// inside a hint whatever its spacing or code formatting.
+fn normalise_command(text: &str) -> String {
+    text.split(|c: char| c.is_whitespace() || c == '`').filter(|w| !w.is_empty()).collect::<Vec<_>>().join(" ")
 }
 
 /// The first raw HTML tag (or comment, or autolink) outside code in markdown text.
@@ -499,8 +413,11 @@ pub fn raw_html(text: &str) -> Option<String> {
             if b == b'<'
                 && bytes.get(i + 1).is_some_and(|&n| n.is_ascii_alphabetic() || n == b'/' || n == b'!' || n == b'?')
             {
-                let end = part[i..].find('>').map_or(part.len(), |e| i + e + 1);
-                return Some(part[i..end.min(i + 40)].to_owned());
+                // `i` is at `<` (ASCII), a character boundary; the tag is cut after 40
+                // characters, not bytes, so a pasted lesson's accents cannot split one.
+                let tag = part.get(i..).unwrap_or_default();
+                let tag = tag.find('>').map_or(tag, |e| tag.get(..=e).unwrap_or(tag));
+                return Some(tag.chars().take(40).collect());
             }
         }
     }
@@ -592,21 +509,14 @@ impl Index {
 
 /// Parses `index.toml`.
 pub fn parse_index(file: &str, text: &str) -> Result<Index, LessonError> {
-    let read = || -> Read<Index> {
-        let doc = shape::document(text)?;
-        let fields = Fields::new(doc.get_ref(), doc.span(), &["section"])?;
-        let section = |v: &Spanned<Value>| {
-            let read = |f: &Fields<'_>| {
-                Ok(Section {
-                    title: f.required("title", string)?,
-                    lessons: f.required("lessons", |v| array(v, string))?,
-                })
-            };
-            table(v, &["title", "lessons"], read).map(Spanned::into_inner)
-        };
-        Ok(Index { sections: fields.required("section", |v| array(v, section))? })
-    };
-    read().map_err(|error| LessonError::at(file, text, error.span.start, error.message))
+    const SECTION: &[Field] = &[required("title", Ty::Str), required("lessons", STRINGS)];
+    let doc = shape::document(text, &[required("section", Ty::List(&Ty::Table(SECTION)))])
+        .map_err(|error| LessonError::at(file, text, error.span.start, error.message))?;
+    let mut sections = Vec::new();
+    for section in Fields::new(&doc, 0..0).tables("section") {
+        sections.push(Section { title: section.string("title"), lessons: section.strings("lessons") });
+    }
+    Ok(Index { sections })
 }
 
 /// Checks the index against the lessons: every lesson listed once, every listed id a lesson,

@@ -5,8 +5,7 @@ mod common;
 
 use common::GOOD;
 use streamlab_lessons::{
-    check_choice, check_log, check_prediction, parse_lesson, parse_log, predicted_reply, CheckError, Lesson, LogLine,
-    Prediction,
+    check_answer, check_log, parse_lesson, parse_log, predicted_reply, Answer, CheckError, Lesson, LogLine,
 };
 
 fn lesson() -> Lesson {
@@ -31,10 +30,11 @@ fn a_failing_check_says_what_is_wrong() {
     assert_eq!(failure.message, "1-0 is with bob, it should be with alice.");
     assert_eq!((failure.expected.as_str(), failure.actual.as_str()), ("alice", "bob"));
     assert_eq!(failure.line, common::line_of(GOOD, "kind = \"owner\""));
-    // A threshold that is too high claims nothing; two commands are counted.
+    // A threshold that is too high claims nothing; looking first (XPENDING) is free, so one
+    // command is counted.
     let log = parse_log(":as alice\nXPENDING jobs workers\nXAUTOCLAIM jobs workers alice 90000 0-0");
     let verdict = check_log(&lesson(), 0, 0, &log).unwrap();
-    assert_eq!(verdict.commands, 2);
+    assert_eq!(verdict.commands, 1);
     assert_eq!(verdict.failures[0].message, "1-0 is with bob, it should be with alice.");
     // Acknowledging removes the receipt: nobody owns it any more.
     let verdict = check_log(&lesson(), 0, 0, &[LogLine::new("default", "XACK jobs workers 1-0")]).unwrap();
@@ -76,16 +76,17 @@ fn a_variant_moves_ids_and_names_so_a_remembered_answer_fails() {
 fn predictions_and_choices() {
     let lesson = lesson();
     assert_eq!(predicted_reply(&lesson, 1, 0).unwrap(), "(integer) 2");
-    let typed = |text: &str| check_prediction(&lesson, 1, 0, &Prediction::Typed(text.into())).unwrap().correct;
+    let typed = |text: &str| check_answer(&lesson, 1, 0, &Answer::Typed(text.into())).unwrap().correct;
     assert!(typed("2") && typed("(integer) 2") && typed(" 2 "));
     assert!(!typed("3"));
-    let answered = check_prediction(&lesson, 1, 0, &Prediction::Typed("3".into())).unwrap();
+    let answered = check_answer(&lesson, 1, 0, &Answer::Typed("3".into())).unwrap();
     assert_eq!((answered.reply.as_str(), answered.why.as_str()), ("(integer) 2", "Two entries."));
-    let right = check_choice(&lesson, 2, 0).unwrap();
+    let right = check_answer(&lesson, 2, 0, &Answer::Option(0)).unwrap();
     assert!(right.correct);
     assert_eq!(right.why, "A consumer has to claim them.");
-    assert!(!check_choice(&lesson, 2, 1).unwrap().correct);
-    assert_eq!(check_choice(&lesson, 2, 5), Err(CheckError::NoSuchOption(5)));
+    assert!(!check_answer(&lesson, 2, 0, &Answer::Option(1)).unwrap().correct);
+    assert_eq!(check_answer(&lesson, 2, 0, &Answer::Option(5)), Err(CheckError::NoSuchOption(5)));
+    assert!(matches!(check_answer(&lesson, 2, 0, &Answer::Typed("No".into())), Err(CheckError::WrongKind { .. })));
 }
 
 #[test]
@@ -99,4 +100,22 @@ fn start_and_goal_states_for_the_player() {
         String::from_utf8_lossy(pel.values().next().unwrap().owner_name()).into_owned()
     };
     assert_eq!((owner(&start), owner(&goal)), ("bob".to_owned(), "alice".to_owned()));
+}
+
+#[test]
+fn a_log_cannot_step_behind_the_task_or_generate_entries() {
+    let lesson = lesson();
+    let log =
+        parse_log("alice> XLEN jobs\n:undo\n:undo\n:fill jobs 1000000\nalice> XAUTOCLAIM jobs workers alice 30000 0-0");
+    let verdict = check_log(&lesson, 0, 0, &log).unwrap();
+    assert!(!verdict.passed);
+    assert_eq!(verdict.failures[0].message, "`:undo` is turned off in this task: reach the goal without it.");
+    assert!(verdict.failures.iter().any(|f| f.message.starts_with("`:fill jobs 1000000` is turned off")));
+    // The work itself still counts.
+    assert_eq!(verdict.commands, 1);
+    assert!(
+        check_log(&lesson, 0, 0, &parse_log(":clock +1s\nalice> XAUTOCLAIM jobs workers alice 30000 0-0"))
+            .unwrap()
+            .passed
+    );
 }

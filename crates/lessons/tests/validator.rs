@@ -24,7 +24,14 @@ fn the_fixture_passes_and_has_a_trace() {
         "{}",
         report.trace
     );
-    assert!(report.trace.contains("# task 2: Length (predict)\n> XLEN jobs\n(integer) 2\n"), "{}", report.trace);
+    // Every section replays on its own, so the oracle can run it on the server the header names.
+    assert!(report.trace.starts_with("# oracle: redis-8.2\n"), "{}", report.trace);
+    assert!(
+        report.trace.contains("# --- task 2: Length (predict)\n> :profile redis-8.2\n# setup\n"),
+        "{}",
+        report.trace
+    );
+    assert!(report.trace.contains("# predicted command\n> XLEN jobs\n(integer) 2\n"), "{}", report.trace);
 }
 
 #[test]
@@ -174,4 +181,11 @@ fn a_lesson_runs_on_the_server_it_names() {
         let reply = console.run("XNACK jobs workers 1-0").iter().map(|o| o.text.clone()).collect::<String>();
         assert_eq!(reply.contains("unknown command"), profile != Profile::Redis88, "{name}: {reply}");
     }
+}
+
+#[test]
+fn a_long_tag_with_accents_is_named_without_splitting_a_character() {
+    let text = format!("<ab title=\"{}\">", "é".repeat(40));
+    let tag = raw_html(&text).unwrap();
+    assert!(tag.starts_with("<ab title=\"é") && tag.chars().count() == 40, "{tag}");
 }

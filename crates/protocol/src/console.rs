@@ -158,7 +158,10 @@ impl Console {
 
     /// Every named connection with its id, in the order they were opened.
     pub fn connections(&self) -> Vec<(&str, ConnId)> {
-        let mut all: Vec<(&str, ConnId)> = self.names.iter().map(|(name, &id)| (name.as_str(), id)).collect();
+        let mut all: Vec<(&str, ConnId)> = Vec::new();
+        for (name, &id) in self.names.iter() {
+            all.push((name.as_str(), id));
+        }
         streamlab_engine::sort::sort_by_key(&mut all, |&(_, id)| id);
         all
     }
@@ -364,7 +367,14 @@ pub fn command_line(args: &[Vec<u8>]) -> String {
             quote_bytes(arg)
         }
     };
-    args.iter().map(word).collect::<Vec<_>>().join(" ")
+    let mut line = String::new();
+    for (n, arg) in args.iter().enumerate() {
+        if n > 0 {
+            line.push(' ');
+        }
+        line.push_str(&word(arg));
+    }
+    line
 }
 
 /// `+1500`, `1500`, `+1.5s`, `+2m`: milliseconds to move the clock by.
@@ -535,7 +545,13 @@ pub fn help_reply(line: &str) -> Option<String> {
     if !words.next()?.eq_ignore_ascii_case("help") {
         return None;
     }
-    let topic = words.collect::<Vec<_>>().join(" ");
+    let mut topic = String::new();
+    for word in words {
+        if !topic.is_empty() {
+            topic.push(' ');
+        }
+        topic.push_str(word);
+    }
     Some(match command::lookup(topic.as_bytes()) {
         Some(spec) => help_text(spec),
         None if topic.is_empty() => {

@@ -107,8 +107,9 @@ fn write_reply(out: &mut String, reply: &Reply, indent: &str) {
         }
         out.push_str(&format!("{:>width$}{mark} ", i + 1));
         match reply {
+            // `get`, not `[i]`: `i` is below the length, and an index is a panic path.
             Reply::Map(pairs) => {
-                let (key, value) = &pairs[i];
+                let Some((key, value)) = pairs.get(i) else { break };
                 write_reply(out, key, &child);
                 out.push_str(" => ");
                 if spans_lines(value) {
@@ -118,7 +119,9 @@ fn write_reply(out: &mut String, reply: &Reply, indent: &str) {
                 write_reply(out, value, &child);
             }
             Reply::Array(items) | Reply::Set(items) | Reply::Push(items) => {
-                write_reply(out, &items[i], &child);
+                if let Some(item) = items.get(i) {
+                    write_reply(out, item, &child);
+                }
             }
             _ => unreachable!("only aggregates get here"),
         }

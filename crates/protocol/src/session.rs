@@ -291,14 +291,13 @@ impl Session {
         let now = self.state.now;
         self.state.db.expire_due(now);
         // Reads that time alone can serve (XREADGROUP CLAIM) look again at their keys.
-        let retry: Vec<Vec<u8>> = self
-            .state
-            .conns
-            .values()
-            .filter_map(|c| c.blocked.as_ref())
-            .filter(|b| b.retry_on_tick)
-            .flat_map(|b| b.keys.iter().cloned())
-            .collect();
+        // Plain loops here and below: each collected adapter chain is its own wasm code.
+        let mut retry: Vec<Vec<u8>> = Vec::new();
+        for block in self.state.conns.values().filter_map(|c| c.blocked.as_ref()) {
+            if block.retry_on_tick {
+                retry.extend(block.keys.iter().cloned());
+            }
+        }
         for key in retry {
             self.state.db.signal_ready(&key);
         }
@@ -393,7 +392,7 @@ impl Session {
         let name: &[u8] = match spec {
             Ok(spec) => spec.name.as_bytes(),
             Err(_) => {
-                lowered = args[0].to_ascii_lowercase();
+                lowered = command::arg(&args, 0).to_ascii_lowercase();
                 &lowered
             }
         };
@@ -401,7 +400,9 @@ impl Session {
         if in_multi && self.caps.strict_multi && matches!(name, b"multi" | b"watch") {
             // Valkey refuses these inside a transaction like any forbidden command, and the
             // transaction fails.
-            self.conn_mut(conn).multi.as_mut().expect("multi open").failed = true;
+            if let Some(multi) = self.conn_mut(conn).multi.as_mut() {
+                multi.failed = true;
+            }
             let error = CmdError::NotInTransaction(String::from_utf8_lossy(name).into_owned());
             out.replies.push(Reply::Error(error.to_string()));
             return;
@@ -410,11 +411,15 @@ impl Session {
         if in_multi && !transaction_control {
             let reply = match spec {
                 Err(error) => {
-                    self.conn_mut(conn).multi.as_mut().expect("multi open").failed = true;
+                    if let Some(multi) = self.conn_mut(conn).multi.as_mut() {
+                        multi.failed = true;
+                    }
                     Reply::Error(error.to_string())
                 }
                 Ok(_) => {
-                    self.conn_mut(conn).multi.as_mut().expect("multi open").queue.push(args);
+                    if let Some(multi) = self.conn_mut(conn).multi.as_mut() {
+                        multi.queue.push(args);
+                    }
                     Reply::Status("QUEUED".into())
                 }
             };
@@ -570,13 +575,12 @@ impl Session {
         // Several reads timing out at one instant are answered in blocking order: that is the
         // order a transcript prints them in (each goes to its own connection, so a real
         // server's order between them is not something a client sees).
-        let expired: Vec<ConnId> = self
-            .state
-            .blocked_order
-            .iter()
-            .copied()
-            .filter(|c| self.state.conns[c].blocked.as_ref().and_then(|b| b.deadline).is_some_and(|d| d <= now))
-            .collect();
+        let mut expired: Vec<ConnId> = Vec::new();
+        for &c in &self.state.blocked_order {
+            if self.state.conns[&c].blocked.as_ref().and_then(|b| b.deadline).is_some_and(|d| d <= now) {
+                expired.push(c);
+            }
+        }
         for conn in expired {
             self.unblock(conn, Reply::NullArray, deliveries);
             self.after_command(deliveries);
@@ -614,7 +618,7 @@ impl Session {
                 if self.state.conns[&conn].multi.is_some() {
                     return Err(Msg::WatchInMulti.into());
                 }
-                self.watch(conn, &args[1..]);
+                self.watch(conn, command::rest(args, 1));
                 out.replies.push(Reply::ok());
             }
             b"unwatch" => {
@@ -623,7 +627,7 @@ impl Session {
             }
             b"subscribe" | b"psubscribe" => {
                 let pattern = name == b"psubscribe";
-                for channel in &args[1..] {
+                for channel in command::rest(args, 1) {
                     let c = self.conn_mut(conn);
                     let set = if pattern { &mut c.patterns } else { &mut c.channels };
                     set.insert(channel.clone());
@@ -634,9 +638,11 @@ impl Session {
                     );
                 }
             }
-            b"unsubscribe" | b"punsubscribe" => self.unsubscribe(conn, name == b"punsubscribe", &args[1..], out),
+            b"unsubscribe" | b"punsubscribe" => {
+                self.unsubscribe(conn, name == b"punsubscribe", command::rest(args, 1), out)
+            }
             b"publish" => {
-                let receivers = self.publish(&args[1], &args[2], &mut out.deliveries);
+                let receivers = self.publish(command::arg(args, 1), command::arg(args, 2), &mut out.deliveries);
                 out.replies.push(Reply::Integer(receivers));
             }
             b"pubsub" => out.replies.push(self.pubsub(args)?),
@@ -657,7 +663,7 @@ impl Session {
                 out.replies.push(reply);
             }
             b"select" => {
-                let index = command::parse_int(&args[1])?;
+                let index = command::parse_int(command::arg(args, 1))?;
                 if index != 0 {
                     return Err(CmdError::DbIndexOutOfRange);
                 }
@@ -676,7 +682,12 @@ impl Session {
             }
             b"client" => out.replies.push(self.client(conn, args)?),
             b"hello" => out.replies.push(self.hello(conn, args)?),
-            _ => return Err(CmdError::UnknownCommand { name: args[0].clone(), args: args[1..].to_vec() }),
+            _ => {
+                return Err(CmdError::UnknownCommand {
+                    name: command::arg(args, 0).clone(),
+                    args: command::rest(args, 1).to_vec(),
+                })
+            }
         }
         Ok(())
     }
@@ -722,7 +733,11 @@ impl Session {
         let targets: Vec<Vec<u8>> = if names.is_empty() {
             let c = &self.state.conns[&conn];
             let set = if pattern { &c.patterns } else { &c.channels };
-            set.iter().cloned().collect()
+            let mut all = Vec::new();
+            for name in set.iter() {
+                all.push(name.clone());
+            }
+            all
         } else {
             names.to_vec()
         };
@@ -742,7 +757,10 @@ impl Session {
 
     fn publish(&mut self, channel: &[u8], message: &[u8], deliveries: &mut Vec<Delivery>) -> i64 {
         let mut receivers = 0;
-        let ids: Vec<ConnId> = self.state.conns.keys().copied().collect();
+        let mut ids: Vec<ConnId> = Vec::new();
+        for &id in self.state.conns.keys() {
+            ids.push(id);
+        }
         for id in &ids {
             if self.state.conns[id].channels.contains(channel) {
                 let reply = self.push(*id, vec![Reply::bulk("message"), Reply::bulk(channel), Reply::bulk(message)]);
@@ -751,8 +769,12 @@ impl Session {
             }
         }
         for id in &ids {
-            let patterns: Vec<Vec<u8>> =
-                self.state.conns[id].patterns.iter().filter(|p| glob_match(p, channel)).cloned().collect();
+            let mut patterns: Vec<Vec<u8>> = Vec::new();
+            for p in self.state.conns[id].patterns.iter() {
+                if glob_match(p, channel) {
+                    patterns.push(p.clone());
+                }
+            }
             for pattern in patterns {
                 let reply = self.push(
                     *id,
@@ -766,45 +788,44 @@ impl Session {
     }
 
     fn pubsub(&self, args: &[Vec<u8>]) -> Result<Reply, CmdError> {
-        let sub = args[1].to_ascii_lowercase();
+        let sub = command::arg(args, 1).to_ascii_lowercase();
         match sub.as_slice() {
             b"channels" if args.len() > 3 => {
-                Err(CmdError::SubcommandSyntax { command: "PUBSUB".into(), sub: args[1].clone() })
+                Err(CmdError::SubcommandSyntax { command: "PUBSUB".into(), sub: command::arg(args, 1).clone() })
             }
             b"channels" => {
                 let pattern = args.get(2).map(Vec::as_slice);
-                let channels = distinct(self.state.conns.values().flat_map(|c| c.channels.iter()));
-                Ok(Reply::Array(
-                    channels
-                        .into_iter()
-                        .filter(|ch| pattern.is_none_or(|p| glob_match(p, ch)))
-                        .map(Reply::Bulk)
-                        .collect(),
-                ))
+                let mut listed = Vec::new();
+                for ch in distinct(self.state.conns.values().flat_map(|c| c.channels.iter())) {
+                    if pattern.is_none_or(|p| glob_match(p, &ch)) {
+                        listed.push(Reply::Bulk(ch));
+                    }
+                }
+                Ok(Reply::Array(listed))
             }
-            b"numsub" => Ok(Reply::Array(
-                args[2..]
-                    .iter()
-                    .flat_map(|ch| {
-                        let n = self.state.conns.values().filter(|c| c.channels.contains(ch)).count();
-                        [Reply::Bulk(ch.clone()), Reply::Integer(n as i64)]
-                    })
-                    .collect(),
-            )),
+            b"numsub" => {
+                let mut counts = Vec::new();
+                for ch in command::rest(args, 2) {
+                    let n = self.state.conns.values().filter(|c| c.channels.contains(ch)).count();
+                    counts.push(Reply::Bulk(ch.clone()));
+                    counts.push(Reply::Integer(n as i64));
+                }
+                Ok(Reply::Array(counts))
+            }
             b"numpat" => {
                 Ok(Reply::Integer(distinct(self.state.conns.values().flat_map(|c| c.patterns.iter())).len() as i64))
             }
-            _ => Err(CmdError::UnknownSubcommand { command: "PUBSUB".into(), sub: args[1].clone() }),
+            _ => Err(CmdError::UnknownSubcommand { command: "PUBSUB".into(), sub: command::arg(args, 1).clone() }),
         }
     }
 
     fn client(&mut self, conn: ConnId, args: &[Vec<u8>]) -> Result<Reply, CmdError> {
-        let sub = args[1].to_ascii_lowercase();
+        let sub = command::arg(args, 1).to_ascii_lowercase();
         match sub.as_slice() {
             b"id" => Ok(Reply::Integer(conn as i64)),
             b"getname" => Ok(self.state.conns[&conn].name.clone().map_or(Reply::NullBulk, Reply::Bulk)),
             b"setname" => {
-                let name = &args[2];
+                let name = command::arg(args, 2);
                 if !valid_client_name(name) {
                     return Err(CmdError::ClientNameInvalid);
                 }
@@ -838,7 +859,7 @@ impl Session {
                 }
                 Ok(Reply::Verbatim { format: *b"txt", text: text.into_bytes() })
             }
-            _ => Err(CmdError::UnknownSubcommand { command: "CLIENT".into(), sub: args[1].clone() }),
+            _ => Err(CmdError::UnknownSubcommand { command: "CLIENT".into(), sub: command::arg(args, 1).clone() }),
         }
     }
 
@@ -854,13 +875,13 @@ impl Session {
             let mut i = 2;
             while i < args.len() {
                 let more = args.len() - 1 - i;
-                if command::is(&args[i], "SETNAME") && more >= 1 {
-                    name = Some(args[i + 1].clone());
+                if command::is(command::arg(args, i), "SETNAME") && more >= 1 {
+                    name = Some(command::arg(args, i + 1).clone());
                     i += 2;
-                } else if command::is(&args[i], "AUTH") && more >= 2 {
+                } else if command::is(command::arg(args, i), "AUTH") && more >= 2 {
                     i += 3;
                 } else {
-                    return Err(CmdError::HelloSyntax(args[i].clone()));
+                    return Err(CmdError::HelloSyntax(command::arg(args, i).clone()));
                 }
             }
         }

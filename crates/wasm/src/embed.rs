@@ -3,7 +3,7 @@
 
 use serde::Serialize;
 
-pub use streamlab_lessons::Prediction;
+pub use streamlab_lessons::Answer;
 
 use streamlab_lessons::shape::quoted;
 use streamlab_protocol::Profile;
@@ -75,8 +75,9 @@ pub struct EmbedOptions {
     pub hints: bool,
     /// Whether the solution may be shown.
     pub solution: SolutionPolicy,
-    /// Which attempt this is: picks the lesson's variant.
-    pub attempt: u32,
+    /// Which attempt this is: picks the lesson's variant and the order options are shown in
+    /// (the widget picks one at random when the page gives none).
+    pub attempt: Option<u32>,
 }
 
 impl Default for EmbedOptions {
@@ -92,7 +93,7 @@ impl Default for EmbedOptions {
             trusted: false,
             hints: true,
             solution: SolutionPolicy::default(),
-            attempt: 0,
+            attempt: None,
         }
     }
 }
@@ -138,7 +139,7 @@ impl EmbedOptions {
                 "solution" => options.solution = choice(&value, &SolutionPolicy::ALL, SolutionPolicy::name)?,
                 "attempt" => {
                     options.attempt =
-                        value.parse().map_err(|_| format!("attempt must be a whole number, not `{value}`"))?
+                        Some(value.parse().map_err(|_| format!("attempt must be a whole number, not `{value}`"))?)
                 }
                 _ => return Err(format!("unknown field `{name}`, expected one of {}", quoted(&FIELDS))),
             }
@@ -193,6 +194,11 @@ pub struct ReadyEvent {
     pub lesson: Option<String>,
     /// The tasks the widget plays (lesson modes; quiz mode plays only the questions).
     pub tasks: usize,
+    /// The attempt (lesson modes): with the lesson it fixes the variant and the order options
+    /// are shown in, so a grader can replay the learner's answers.
+    pub attempt: Option<u32>,
+    /// The variant played (lesson modes; 0 is the lesson as written).
+    pub variant: Option<usize>,
 }
 
 /// The `error` event, for problems found after the widget started (a lesson step refused).
@@ -223,7 +229,11 @@ pub struct CheckEvent {
     pub passed: bool,
     /// The failing checks' messages.
     pub failed: Vec<String>,
-    /// Commands run in the task so far.
+    /// When the work matches a wrong path the lesson foresaw, what it says about it.
+    pub misconception: Option<String>,
+    /// The hints the failing checks carry.
+    pub hints: Vec<String>,
+    /// State-changing commands run in the task so far (reads are free).
     pub commands: usize,
     /// The task's par.
     pub par: usize,
@@ -249,14 +259,19 @@ pub struct TaskCompleteEvent {
     pub solution_viewed: bool,
 }
 
-/// The `quiz-answer` event: a predict or multiple-choice answer.
+/// The `quiz-answer` event: an answer to a question. Option and step numbers are the
+/// lesson's (as written), whatever order they were shown in.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct QuizAnswerEvent {
     /// The task's index in the lesson.
     pub task: usize,
-    /// The chosen option, or `None` for a typed reply.
+    /// The chosen option (predict, single choice).
     pub option: Option<usize>,
-    /// The typed reply.
+    /// The chosen options (multiple choice).
+    pub options: Option<Vec<usize>>,
+    /// The steps in the learner's order (order tasks).
+    pub order: Option<Vec<usize>>,
+    /// The typed reply or number.
     pub typed: Option<String>,
     /// Whether it was right.
     pub correct: bool,
@@ -358,7 +373,7 @@ mod tests {
         assert_eq!(plain, EmbedOptions::default());
         assert_eq!(
             (plain.mode, plain.layout, plain.hints, plain.solution, plain.trusted, plain.attempt),
-            (Mode::Sandbox, Layout::Both, true, SolutionPolicy::Confirm, false, 0)
+            (Mode::Sandbox, Layout::Both, true, SolutionPolicy::Confirm, false, None)
         );
         assert_eq!(
             EmbedOptions::parse("mode=arcade").unwrap_err(),
@@ -379,7 +394,10 @@ mod tests {
             "mode=quiz&lesson=id+%3D+1%0Atitle+%3D+%22a%26b%22&file=x.toml&trusted=true&solution=never&attempt=2",
         )
         .unwrap();
-        assert_eq!((quiz.solution, quiz.hints, quiz.trusted, quiz.attempt), (SolutionPolicy::Never, true, true, 2));
+        assert_eq!(
+            (quiz.solution, quiz.hints, quiz.trusted, quiz.attempt),
+            (SolutionPolicy::Never, true, true, Some(2))
+        );
         assert_eq!((quiz.lesson.as_deref(), quiz.file.as_deref()), (Some("id = 1\ntitle = \"a&b\""), Some("x.toml")));
         let lesson = EmbedOptions::parse("mode=lesson&lesson=x&hints=false&layout=console&profile=redis-8.2").unwrap();
         assert_eq!(

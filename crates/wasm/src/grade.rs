@@ -142,23 +142,24 @@ impl Headless {
         let position = timeline.position();
         // The step this line recorded, if it recorded one (blank lines and refused lines
         // record nothing).
-        let record = (position == before + 1).then(|| &timeline.records()[position - 1]);
-        let (replies, deliveries) = match record {
-            Some(record) => (
-                match record.step {
-                    Step::Execute { .. } => record.output.replies.iter().cloned().map(ReplyValue).collect(),
-                    _ => Vec::new(),
-                },
-                record
-                    .output
-                    .deliveries
-                    .iter()
-                    .map(|d| Delivered { to: self.console.label(d.conn), value: ReplyValue(d.reply.clone()) })
-                    .collect(),
-            ),
-            None => (Vec::new(), Vec::new()),
-        };
-        let outputs: Vec<OutputView> = outputs.into_iter().map(OutputView::from).collect();
+        let record = if position == before + 1 { timeline.records().get(before) } else { None };
+        // Plain loops, not `collect`: each adapter chain is its own code in the wasm.
+        let (mut replies, mut deliveries) = (Vec::new(), Vec::new());
+        if let Some(record) = record {
+            if let Step::Execute { .. } = record.step {
+                for reply in &record.output.replies {
+                    replies.push(ReplyValue(reply.clone()));
+                }
+            }
+            for d in &record.output.deliveries {
+                deliveries.push(Delivered { to: self.console.label(d.conn), value: ReplyValue(d.reply.clone()) });
+            }
+        }
+        let mut views = Vec::new();
+        for output in outputs {
+            views.push(OutputView::from(output));
+        }
+        let outputs = views;
         Executed { text: OutputView::printed(&outputs), ok: OutputView::all_ok(&outputs), outputs, replies, deliveries }
     }
 
@@ -205,12 +206,20 @@ pub struct LessonInfo {
 pub struct TaskInfo {
     /// The title.
     pub title: String,
-    /// `reach-state`, `predict` or `choice`.
+    /// `reach-state`, `predict`, `choice`, `numeric` or `order`.
     pub kind: &'static str,
-    /// The fewest commands that reach a reach-state goal.
+    /// The fewest state-changing commands that reach a reach-state goal.
     pub par: Option<usize>,
-    /// How many options a predict or choice task offers.
+    /// How many options a predict or choice task offers (steps, for an order task).
     pub options: usize,
+    /// A choice with several right options.
+    pub multiple: bool,
+    /// The task starts where the previous one ended (grade it with the earlier tasks' logs).
+    pub continues: bool,
+    /// The first task of its chain (itself, unless it continues): the learner's logs from
+    /// that task on are its earlier work.
+    #[serde(rename = "chainStart")]
+    pub chain_start: usize,
 }
 
 /// A lesson's outline, without its answers.
@@ -224,13 +233,24 @@ pub fn outline(l: &Lesson) -> LessonInfo {
         tasks: l
             .tasks
             .iter()
-            .map(|t| {
-                let (kind, par, options) = match &t.kind {
-                    TaskKind::ReachState(goal) => ("reach-state", Some(goal.par), 0),
-                    TaskKind::Predict(p) => ("predict", None, p.options.len()),
-                    TaskKind::Choice(c) => ("choice", None, c.options.len()),
+            .enumerate()
+            .map(|(n, t)| {
+                let (par, options) = match &t.kind {
+                    TaskKind::ReachState(goal) => (Some(goal.par), 0),
+                    TaskKind::Order(order) => (None, order.steps.len()),
+                    kind => (None, kind.options().len()),
                 };
-                TaskInfo { title: t.title.clone(), kind, par, options }
+                let multiple = matches!(&t.kind, TaskKind::Choice(c) if c.multiple);
+                let chain_start = *l.chain(n).start();
+                TaskInfo {
+                    title: t.title.clone(),
+                    kind: t.kind.name(),
+                    par,
+                    options,
+                    multiple,
+                    continues: t.continues,
+                    chain_start,
+                }
             })
             .collect(),
     }

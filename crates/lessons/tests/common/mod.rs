@@ -54,6 +54,7 @@ prompt = "Does Redis move pending entries by itself?"
 options = [
   { text = "No", correct = true, why = "A consumer has to claim them." },
   { text = "Yes", why = "Nothing moves without a claim." },
+  { text = "Only after an hour", why = "There is no such timer." },
 ]
 "#;
 

@@ -14,8 +14,8 @@ use streamlab_engine::{
 use super::read::{parse_read_args, streams_reply, ReadId};
 use super::streams::{outcome_code, PolicyIds};
 use super::{
-    entry_reply, fields_reply, id_reply, is, parse_bound, parse_int, parse_int_or, parse_strict_id, Block, BoundKind,
-    CommandSpec, Ctx, Outcome, Run, SubSpec,
+    arg, entry_reply, fields_reply, id_reply, is, parse_bound, parse_int, parse_int_or, parse_strict_id, rest, Block,
+    BoundKind, CommandSpec, Ctx, Outcome, Run, SubSpec,
 };
 use crate::error::{CmdError, Msg};
 use crate::reply::Reply;
@@ -230,7 +230,7 @@ fn count_limit(count: u64) -> usize {
 /// existence (SETID, CREATECONSUMER, DELCONSUMER); the argument count CREATE (at most 8) and
 /// SETID (5 or 7) accept; the id; then the change.
 fn xgroup(ctx: &mut Ctx<'_>, args: &[Vec<u8>]) -> Result<Outcome, CmdError> {
-    let sub = &args[1];
+    let sub = arg(args, 1);
     if is(sub, "HELP") {
         return Ok(help_reply(XGROUP_HELP));
     }
@@ -242,11 +242,11 @@ fn xgroup(ctx: &mut Ctx<'_>, args: &[Vec<u8>]) -> Result<Outcome, CmdError> {
     let mut entries_read: Option<i64> = None;
     let mut i = 5;
     while i < args.len() {
-        if create && is(&args[i], "MKSTREAM") {
+        if create && is(arg(args, i), "MKSTREAM") {
             mkstream = true;
             i += 1;
-        } else if (create || setid) && is(&args[i], "ENTRIESREAD") && i + 1 < args.len() {
-            let n = parse_int(&args[i + 1])?;
+        } else if (create || setid) && is(arg(args, i), "ENTRIESREAD") && i + 1 < args.len() {
+            let n = parse_int(arg(args, i + 1))?;
             if n < 0 && n != -1 {
                 return Err(Msg::EntriesReadNegative.into());
             }
@@ -259,8 +259,8 @@ fn xgroup(ctx: &mut Ctx<'_>, args: &[Vec<u8>]) -> Result<Outcome, CmdError> {
     // -1 means "unknown", like leaving ENTRIESREAD out.
     let entries_read = entries_read.and_then(|n| u64::try_from(n).ok());
 
-    let key = &args[2];
-    let group = &args[3];
+    let key = arg(args, 2);
+    let group = arg(args, 3);
     let stream = ctx.db.stream(key)?;
     if stream.is_none() && !mkstream {
         return Err(Msg::XgroupNeedsKey.into());
@@ -270,7 +270,7 @@ fn xgroup(ctx: &mut Ctx<'_>, args: &[Vec<u8>]) -> Result<Outcome, CmdError> {
         if args.len() > 8 {
             return Err(syntax());
         }
-        let id = match args[4].as_slice() {
+        let id = match arg(args, 4).as_slice() {
             b"$" => stream.map_or(StreamId::MIN, Stream::last_id),
             other => parse_strict_id(other)?,
         };
@@ -301,7 +301,7 @@ fn xgroup(ctx: &mut Ctx<'_>, args: &[Vec<u8>]) -> Result<Outcome, CmdError> {
         if args.len() != 5 && args.len() != 7 {
             return Err(syntax());
         }
-        let id = match args[4].as_slice() {
+        let id = match arg(args, 4).as_slice() {
             b"$" => stream.last_id(),
             other => StreamId::parse(other, IdMode::Lenient, 0)?,
         };
@@ -309,7 +309,7 @@ fn xgroup(ctx: &mut Ctx<'_>, args: &[Vec<u8>]) -> Result<Outcome, CmdError> {
         return Ok(Reply::ok().into());
     }
     let g = stream.group_mut(group).expect("group checked");
-    let consumer = &args[4];
+    let consumer = arg(args, 4);
     if is(sub, "CREATECONSUMER") {
         let created = g.create_consumer(consumer, ctx.now);
         return Ok(Reply::Integer(i64::from(created)).into());
@@ -422,9 +422,9 @@ fn xreadgroup(ctx: &mut Ctx<'_>, args: &[Vec<u8>]) -> Result<Outcome, CmdError> 
 /// XACK: the key's type; a missing key or group answers 0 before the ids are looked at; then
 /// every id must parse before any is acknowledged.
 fn xack(ctx: &mut Ctx<'_>, args: &[Vec<u8>]) -> Result<Outcome, CmdError> {
-    let Some(stream) = ctx.db.stream_mut(&args[1])? else { return Ok(Reply::Integer(0).into()) };
-    let Some(group) = stream.group_mut(&args[2]) else { return Ok(Reply::Integer(0).into()) };
-    let ids = args[3..].iter().map(|a| parse_strict_id(a)).collect::<Result<Vec<_>, _>>()?;
+    let Some(stream) = ctx.db.stream_mut(arg(args, 1))? else { return Ok(Reply::Integer(0).into()) };
+    let Some(group) = stream.group_mut(arg(args, 2)) else { return Ok(Reply::Integer(0).into()) };
+    let ids = rest(args, 3).iter().map(|a| parse_strict_id(a)).collect::<Result<Vec<_>, _>>()?;
     let acked = ids.into_iter().filter(|&id| group.remove_pending(id)).count();
     Ok(int(acked as u64).into())
 }
@@ -437,20 +437,20 @@ fn xack(ctx: &mut Ctx<'_>, args: &[Vec<u8>]) -> Result<Outcome, CmdError> {
 /// silent: an unknown mode or token is `ERR syntax error`, a negative or non-integer
 /// RETRYCOUNT the integer error, and a missing key or group NOGROUP (as XCLAIM answers).
 fn xnack(ctx: &mut Ctx<'_>, args: &[Vec<u8>]) -> Result<Outcome, CmdError> {
-    let (key, group) = (&args[1], &args[2]);
-    let mode = if is(&args[3], "SILENT") {
+    let (key, group) = (arg(args, 1), arg(args, 2));
+    let mode = if is(arg(args, 3), "SILENT") {
         NackMode::Silent
-    } else if is(&args[3], "FAIL") {
+    } else if is(arg(args, 3), "FAIL") {
         NackMode::Fail
-    } else if is(&args[3], "FATAL") {
+    } else if is(arg(args, 3), "FATAL") {
         NackMode::Fatal
     } else {
         return Err(CmdError::Syntax);
     };
-    if !is(&args[4], "IDS") {
+    if !is(arg(args, 4), "IDS") {
         return Err(CmdError::Syntax);
     }
-    let n = parse_int(&args[5]).ok().filter(|&n| n > 0).ok_or(Msg::NumIdsNotPositive)? as u64;
+    let n = parse_int(arg(args, 5)).ok().filter(|&n| n > 0).ok_or(Msg::NumIdsNotPositive)? as u64;
     let start = 6;
     if n > (args.len() - start) as u64 {
         return Err(Msg::NumIdsMismatch.into());
@@ -459,10 +459,10 @@ fn xnack(ctx: &mut Ctx<'_>, args: &[Vec<u8>]) -> Result<Outcome, CmdError> {
     let (mut retry_count, mut force) = (None, false);
     let mut i = start + n as usize;
     while i < args.len() {
-        if is(&args[i], "RETRYCOUNT") && i + 1 < args.len() {
-            retry_count = Some(u64::try_from(parse_int(&args[i + 1])?).map_err(|_| CmdError::NotInteger)?);
+        if is(arg(args, i), "RETRYCOUNT") && i + 1 < args.len() {
+            retry_count = Some(u64::try_from(parse_int(arg(args, i + 1))?).map_err(|_| CmdError::NotInteger)?);
             i += 2;
-        } else if is(&args[i], "FORCE") {
+        } else if is(arg(args, i), "FORCE") {
             force = true;
             i += 1;
         } else {
@@ -504,16 +504,16 @@ fn xpending(ctx: &mut Ctx<'_>, args: &[Vec<u8>]) -> Result<Outcome, CmdError> {
     let range = if argc >= 6 {
         let mut at = 3;
         let mut min_idle = 0;
-        if is(&args[3], "IDLE") {
-            min_idle = parse_int(&args[4])?;
+        if is(arg(args, 3), "IDLE") {
+            min_idle = parse_int(arg(args, 4))?;
             if argc < 8 {
                 return Err(CmdError::Syntax);
             }
             at = 5;
         }
-        let count = u64::try_from(parse_int(&args[at + 2])?).unwrap_or(0);
-        let start = parse_bound(&args[at], BoundKind::Start)?;
-        let end = parse_bound(&args[at + 1], BoundKind::End)?;
+        let count = u64::try_from(parse_int(arg(args, at + 2))?).unwrap_or(0);
+        let start = parse_bound(arg(args, at), BoundKind::Start)?;
+        let end = parse_bound(arg(args, at + 1), BoundKind::End)?;
         // Arguments after the consumer are ignored, as in Redis.
         let consumer = args.get(at + 3).map(Vec::as_slice);
         Some(PendingRange { min_idle, start, end, count, consumer })
@@ -521,7 +521,7 @@ fn xpending(ctx: &mut Ctx<'_>, args: &[Vec<u8>]) -> Result<Outcome, CmdError> {
         None
     };
 
-    let (key, group) = (&args[1], &args[2]);
+    let (key, group) = (arg(args, 1), arg(args, 2));
     let g = ctx
         .db
         .stream(key)?
@@ -541,22 +541,27 @@ fn xpending(ctx: &mut Ctx<'_>, args: &[Vec<u8>]) -> Result<Outcome, CmdError> {
             None => Box::new(g.pel().range(range.start..=range.end).map(|(id, _)| id)),
         }
     };
-    let rows = ids
-        .map(|id| (*id, &g.pel()[id]))
-        .filter(|(_, p)| range.min_idle <= 0 || idle(now, p.delivery_time) >= range.min_idle)
-        .take(usize::try_from(range.count).unwrap_or(usize::MAX))
-        .map(|(id, p)| {
-            // A released (XNACKed) entry shows no owner and idle -1; its delivery time is 0, so
-            // IDLE never filters it out (docs-only, unverified on a server).
-            let shown_idle = if p.owner.is_none() { -1 } else { idle(now, p.delivery_time) };
-            Reply::Array(vec![
-                id_reply(id),
-                Reply::bulk(p.owner_name()),
-                Reply::Integer(shown_idle),
-                int(p.delivery_count),
-            ])
-        })
-        .collect();
+    // A plain loop (an adapter chain collected is its own code in the wasm bundles).
+    let limit = usize::try_from(range.count).unwrap_or(usize::MAX);
+    let mut rows = Vec::new();
+    for id in ids {
+        if rows.len() >= limit {
+            break;
+        }
+        let Some(p) = g.pel().get(id) else { continue };
+        if range.min_idle > 0 && idle(now, p.delivery_time) < range.min_idle {
+            continue;
+        }
+        // A released (XNACKed) entry shows no owner and idle -1; its delivery time is 0, so
+        // IDLE never filters it out (docs-only, unverified on a server).
+        let shown_idle = if p.owner.is_none() { -1 } else { idle(now, p.delivery_time) };
+        rows.push(Reply::Array(vec![
+            id_reply(*id),
+            Reply::bulk(p.owner_name()),
+            Reply::Integer(shown_idle),
+            int(p.delivery_count),
+        ]));
+    }
     Ok(Reply::Array(rows).into())
 }
 
@@ -564,14 +569,15 @@ fn pending_summary(g: &Group) -> Reply {
     let (Some((first, _)), Some((last, _))) = (g.pel().first_key_value(), g.pel().last_key_value()) else {
         return Reply::Array(vec![Reply::Integer(0), Reply::NullBulk, Reply::NullBulk, Reply::NullArray]);
     };
-    let per_consumer = g
-        .consumers()
-        .iter()
-        .filter(|(_, c)| !c.pending().is_empty())
-        .map(|(name, c)| {
-            Reply::Array(vec![Reply::Bulk(name.to_vec()), Reply::Bulk(c.pending().len().to_string().into_bytes())])
-        })
-        .collect();
+    let mut per_consumer = Vec::new();
+    for (name, c) in g.consumers().iter() {
+        if !c.pending().is_empty() {
+            per_consumer.push(Reply::Array(vec![
+                Reply::Bulk(name.to_vec()),
+                Reply::Bulk(c.pending().len().to_string().into_bytes()),
+            ]));
+        }
+    }
     Reply::Array(vec![int(g.pel().len() as u64), id_reply(*first), id_reply(*last), Reply::Array(per_consumer)])
 }
 
@@ -580,12 +586,12 @@ fn pending_summary(g: &Group) -> Reply {
 /// XCLAIM: the key's type; the key and group existing; min-idle-time; the ids (up to the
 /// first argument that is not one); the options.
 fn xclaim(ctx: &mut Ctx<'_>, args: &[Vec<u8>]) -> Result<Outcome, CmdError> {
-    let (key, group, consumer) = (&args[1], &args[2], &args[3]);
+    let (key, group, consumer) = (arg(args, 1), arg(args, 2), arg(args, 3));
     if ctx.db.stream(key)?.and_then(|s| s.group(group)).is_none() {
         return Err(CmdError::NoGroup { key: key.clone(), group: group.clone() });
     }
     let now = ctx.now;
-    let min_idle = parse_int_or(&args[4], Msg::XclaimMinIdle)?.max(0);
+    let min_idle = parse_int_or(arg(args, 4), Msg::XclaimMinIdle)?.max(0);
     let mut i = 5;
     let mut ids = Vec::new();
     while let Some(id) = args.get(i).and_then(|a| parse_strict_id(a).ok()) {
@@ -595,7 +601,7 @@ fn xclaim(ctx: &mut Ctx<'_>, args: &[Vec<u8>]) -> Result<Outcome, CmdError> {
     let mut opts =
         ClaimOptions { min_idle, delivery_time: now, retry_count: None, force: false, just_id: false, last_id: None };
     while i < args.len() {
-        let opt = &args[i];
+        let opt = arg(args, i);
         let value = args.get(i + 1);
         match value {
             _ if is(opt, "FORCE") => opts.force = true,
@@ -653,21 +659,21 @@ const AUTOCLAIM_ALLOCATABLE_COUNT: u64 = 6_597_069_766_656;
 /// XAUTOCLAIM: min-idle-time; start; options — all before the key's type and the group's
 /// existence; then the buffer allocation that a huge COUNT makes fail.
 fn xautoclaim(ctx: &mut Ctx<'_>, args: &[Vec<u8>]) -> Result<Outcome, CmdError> {
-    let (key, group, consumer) = (&args[1], &args[2], &args[3]);
-    let min_idle = parse_int_or(&args[4], Msg::XautoclaimMinIdle)?.max(0);
-    let start = parse_bound(&args[5], BoundKind::Start)?;
+    let (key, group, consumer) = (arg(args, 1), arg(args, 2), arg(args, 3));
+    let min_idle = parse_int_or(arg(args, 4), Msg::XautoclaimMinIdle)?.max(0);
+    let start = parse_bound(arg(args, 5), BoundKind::Start)?;
     let mut count = 100u64;
     let mut just_id = false;
     let mut i = 6;
     while i < args.len() {
-        if is(&args[i], "COUNT") && i + 1 < args.len() {
-            let n = parse_int(&args[i + 1])
+        if is(arg(args, i), "COUNT") && i + 1 < args.len() {
+            let n = parse_int(arg(args, i + 1))
                 .ok()
                 .filter(|n| (1..=AUTOCLAIM_MAX_COUNT).contains(n))
                 .ok_or(Msg::XautoclaimCount)?;
             count = n as u64;
             i += 2;
-        } else if is(&args[i], "JUSTID") {
+        } else if is(arg(args, i), "JUSTID") {
             just_id = true;
             i += 1;
         } else {
@@ -696,7 +702,7 @@ fn xautoclaim(ctx: &mut Ctx<'_>, args: &[Vec<u8>]) -> Result<Outcome, CmdError> 
 /// XACKDEL (Redis 8.2): the key's type; the options; a missing key or group answers -1 per
 /// id before the ids are looked at; then every id must parse before anything changes.
 fn xackdel(ctx: &mut Ctx<'_>, args: &[Vec<u8>]) -> Result<Outcome, CmdError> {
-    let (key, group) = (&args[1], &args[2]);
+    let (key, group) = (arg(args, 1), arg(args, 2));
     let exists = ctx.db.stream(key)?.map(|s| s.group(group).is_some());
     let request = PolicyIds::parse(args, 3)?;
     if exists != Some(true) {
@@ -722,21 +728,21 @@ fn pair(name: &str, value: Reply) -> (Reply, Reply) {
 /// XINFO: HELP; the key (missing: `ERR no such key`; type); then the subcommand's own
 /// arguments.
 fn xinfo(ctx: &mut Ctx<'_>, args: &[Vec<u8>]) -> Result<Outcome, CmdError> {
-    let sub = &args[1];
+    let sub = arg(args, 1);
     if is(sub, "HELP") {
         return Ok(help_reply(XINFO_HELP));
     }
-    let key = &args[2];
+    let key = arg(args, 2);
     let stream = ctx.db.stream(key)?.ok_or(CmdError::NoSuchKey)?;
     let now = ctx.now;
     if is(sub, "STREAM") {
         let syntax = || CmdError::SubcommandSyntax { command: "XINFO".to_owned(), sub: sub.clone() };
         let full = match args.len() {
             3 => None,
-            4 if is(&args[3], "FULL") => Some(10),
-            6 if is(&args[3], "FULL") && is(&args[4], "COUNT") => {
+            4 if is(arg(args, 3), "FULL") => Some(10),
+            6 if is(arg(args, 3), "FULL") && is(arg(args, 4), "COUNT") => {
                 // A negative COUNT means the default; 0 means everything.
-                let n = parse_int(&args[5])?;
+                let n = parse_int(arg(args, 5))?;
                 Some(u64::try_from(n).unwrap_or(10))
             }
             _ => return Err(syntax()),
@@ -748,38 +754,33 @@ fn xinfo(ctx: &mut Ctx<'_>, args: &[Vec<u8>]) -> Result<Outcome, CmdError> {
         return Ok(reply.into());
     }
     if is(sub, "GROUPS") {
-        let groups = stream
-            .groups()
-            .iter()
-            .map(|(name, g)| {
-                Reply::Map(vec![
-                    pair("name", Reply::Bulk(name.clone())),
-                    pair("consumers", int(g.consumers().len() as u64)),
-                    pair("pending", int(g.pel().len() as u64)),
-                    pair("last-delivered-id", id_reply(g.last_id)),
-                    pair("entries-read", opt_int(g.entries_read)),
-                    pair("lag", opt_signed(stream.lag(g))),
-                ])
-            })
-            .collect();
+        // Plain loops in XINFO: each collected adapter chain is its own code in the wasm.
+        let mut groups = Vec::new();
+        for (name, g) in stream.groups().iter() {
+            groups.push(Reply::Map(vec![
+                pair("name", Reply::Bulk(name.clone())),
+                pair("consumers", int(g.consumers().len() as u64)),
+                pair("pending", int(g.pel().len() as u64)),
+                pair("last-delivered-id", id_reply(g.last_id)),
+                pair("entries-read", opt_int(g.entries_read)),
+                pair("lag", opt_signed(stream.lag(g))),
+            ]));
+        }
         return Ok(Reply::Array(groups).into());
     }
     if is(sub, "CONSUMERS") {
-        let group = &args[3];
+        let group = arg(args, 3);
         let g =
             stream.group(group).ok_or_else(|| CmdError::NoGroupForKey { key: key.clone(), group: group.clone() })?;
-        let consumers = g
-            .consumers()
-            .iter()
-            .map(|(name, c)| {
-                Reply::Map(vec![
-                    pair("name", Reply::Bulk(name.to_vec())),
-                    pair("pending", int(c.pending().len() as u64)),
-                    pair("idle", Reply::Integer(idle(now, c.seen_time))),
-                    pair("inactive", Reply::Integer(c.active_time.map_or(-1, |t| idle(now, t)))),
-                ])
-            })
-            .collect();
+        let mut consumers = Vec::new();
+        for (name, c) in g.consumers().iter() {
+            consumers.push(Reply::Map(vec![
+                pair("name", Reply::Bulk(name.to_vec())),
+                pair("pending", int(c.pending().len() as u64)),
+                pair("idle", Reply::Integer(idle(now, c.seen_time))),
+                pair("inactive", Reply::Integer(c.active_time.map_or(-1, |t| idle(now, t)))),
+            ]));
+        }
         return Ok(Reply::Array(consumers).into());
     }
     Err(CmdError::UnknownSubcommand { command: "XINFO".to_owned(), sub: sub.clone() })
@@ -824,47 +825,40 @@ fn stream_info(stream: &Stream, ctx: &Ctx<'_>) -> Reply {
 fn stream_info_full(stream: &Stream, count: u64, ctx: &Ctx<'_>) -> Reply {
     let limit = count_limit(count);
     let mut fields = stream_header(stream, ctx);
-    let entries = stream.range(StreamId::MIN, StreamId::MAX, false).take(limit).map(entry_reply).collect();
+    let mut entries = Vec::new();
+    for entry in stream.range(StreamId::MIN, StreamId::MAX, false).take(limit) {
+        entries.push(entry_reply(entry));
+    }
     fields.push(pair("entries", Reply::Array(entries)));
-    let groups = stream
-        .groups()
-        .iter()
-        .map(|(name, g)| {
-            let pel = g
-                .pel()
-                .iter()
-                .take(limit)
-                .map(|(id, p): (&StreamId, &Pending)| {
-                    Reply::Array(vec![
-                        id_reply(*id),
-                        Reply::bulk(p.owner_name()),
-                        Reply::Integer(p.delivery_time),
-                        int(p.delivery_count),
-                    ])
-                })
-                .collect();
-            let consumers = g
-                .consumers()
-                .iter()
-                .map(|(name, c): (&ConsumerName, _)| {
-                    let pending = c
-                        .pending()
-                        .iter()
-                        .take(limit)
-                        .map(|id| {
-                            let p = &g.pel()[id];
-                            Reply::Array(vec![id_reply(*id), Reply::Integer(p.delivery_time), int(p.delivery_count)])
-                        })
-                        .collect();
-                    Reply::Map(vec![
-                        pair("name", Reply::Bulk(name.to_vec())),
-                        pair("seen-time", Reply::Integer(c.seen_time)),
-                        pair("active-time", Reply::Integer(c.active_time.unwrap_or(-1))),
-                        pair("pel-count", int(c.pending().len() as u64)),
-                        pair("pending", Reply::Array(pending)),
-                    ])
-                })
-                .collect();
+    let mut groups = Vec::new();
+    for (name, g) in stream.groups().iter() {
+        let mut pel = Vec::new();
+        for (id, p) in g.pel().iter().take(limit) {
+            let p: &Pending = p;
+            pel.push(Reply::Array(vec![
+                id_reply(*id),
+                Reply::bulk(p.owner_name()),
+                Reply::Integer(p.delivery_time),
+                int(p.delivery_count),
+            ]));
+        }
+        let mut consumers = Vec::new();
+        for (name, c) in g.consumers().iter() {
+            let name: &ConsumerName = name;
+            let mut pending = Vec::new();
+            for id in c.pending().iter().take(limit) {
+                let p = &g.pel()[id];
+                pending.push(Reply::Array(vec![id_reply(*id), Reply::Integer(p.delivery_time), int(p.delivery_count)]));
+            }
+            consumers.push(Reply::Map(vec![
+                pair("name", Reply::Bulk(name.to_vec())),
+                pair("seen-time", Reply::Integer(c.seen_time)),
+                pair("active-time", Reply::Integer(c.active_time.unwrap_or(-1))),
+                pair("pel-count", int(c.pending().len() as u64)),
+                pair("pending", Reply::Array(pending)),
+            ]));
+        }
+        {
             let mut fields = vec![
                 pair("name", Reply::Bulk(name.clone())),
                 pair("last-delivered-id", id_reply(g.last_id)),
@@ -878,9 +872,9 @@ fn stream_info_full(stream: &Stream, count: u64, ctx: &Ctx<'_>) -> Reply {
             }
             fields.push(pair("pending", Reply::Array(pel)));
             fields.push(pair("consumers", Reply::Array(consumers)));
-            Reply::Map(fields)
-        })
-        .collect();
+            groups.push(Reply::Map(fields));
+        }
+    }
     fields.push(pair("groups", Reply::Array(groups)));
     Reply::Map(fields)
 }
@@ -892,16 +886,13 @@ fn stream_info_full(stream: &Stream, count: u64, ctx: &Ctx<'_>) -> Reply {
 /// 3, 10, 100 and 1000 nodes with sequential, timestamp-like and random ids, and after trims
 /// and deletions that removed nodes: every case matched (Redis re-compresses on removal).
 fn radix_tree_nodes(stream: &Stream) -> u64 {
-    let keys: Vec<[u8; 16]> = stream
-        .nodes()
-        .keys()
-        .map(|id| {
-            let mut key = [0u8; 16];
-            key[..8].copy_from_slice(&id.ms.to_be_bytes());
-            key[8..].copy_from_slice(&id.seq.to_be_bytes());
-            key
-        })
-        .collect();
+    let mut keys: Vec<[u8; 16]> = Vec::new();
+    for id in stream.nodes().keys() {
+        let mut key = [0u8; 16];
+        key[..8].copy_from_slice(&id.ms.to_be_bytes());
+        key[8..].copy_from_slice(&id.seq.to_be_bytes());
+        keys.push(key);
+    }
     if keys.is_empty() {
         return 1;
     }
@@ -913,7 +904,8 @@ fn subtree_nodes(keys: &[[u8; 16]], depth: usize) -> u64 {
     if depth == 16 {
         return 1;
     }
-    let (first, last) = (&keys[0], &keys[keys.len() - 1]);
+    // `first`/`last`, not `keys[0]`: no bounds-check panic path (callers pass some keys).
+    let (Some(first), Some(last)) = (keys.first(), keys.last()) else { return 1 };
     let shared = (depth..16).take_while(|&d| first[d] == last[d]).count();
     if shared > 0 {
         // One compressed node for the shared run, then whatever follows it.

@@ -6,7 +6,7 @@
 
 use streamlab_engine::{glob_match, Value, ValueKind};
 
-use super::{is, parse_int, CommandSpec, Ctx, Outcome, Run};
+use super::{arg, is, parse_int, rest, CommandSpec, Ctx, Outcome, Run};
 use crate::error::{CmdError, Msg};
 use crate::reply::Reply;
 
@@ -191,24 +191,28 @@ pub fn type_name(kind: ValueKind) -> &'static str {
 
 /// DEL and UNLINK: there is no background freeing to model, so they are the same command.
 fn del(ctx: &mut Ctx<'_>, args: &[Vec<u8>]) -> Result<Outcome, CmdError> {
-    let removed = args[1..].iter().filter(|key| ctx.db.remove(key)).count();
+    let removed = rest(args, 1).iter().filter(|key| ctx.db.remove(key)).count();
     Ok(Reply::Integer(removed as i64).into())
 }
 
 /// EXISTS counts a key once per time it is named.
 fn exists(ctx: &mut Ctx<'_>, args: &[Vec<u8>]) -> Result<Outcome, CmdError> {
-    let found = args[1..].iter().filter(|key| ctx.db.get(key).is_some()).count();
+    let found = rest(args, 1).iter().filter(|key| ctx.db.get(key).is_some()).count();
     Ok(Reply::Integer(found as i64).into())
 }
 
 fn type_(ctx: &mut Ctx<'_>, args: &[Vec<u8>]) -> Result<Outcome, CmdError> {
-    let name = ctx.db.get(&args[1]).map_or("none", |v| type_name(v.kind()));
+    let name = ctx.db.get(arg(args, 1)).map_or("none", |v| type_name(v.kind()));
     Ok(Reply::Status(name.to_owned()).into())
 }
 
 /// KEYS answers in key order (Redis's order is its hash table's, so any order is faithful).
 fn keys(ctx: &mut Ctx<'_>, args: &[Vec<u8>]) -> Result<Outcome, CmdError> {
-    let keys = ctx.db.keys_matching(&args[1]).map(|k| Reply::Bulk(k.clone())).collect();
+    // A loop: each collected adapter chain is its own code in the wasm bundles.
+    let mut keys = Vec::new();
+    for key in ctx.db.keys_matching(arg(args, 1)) {
+        keys.push(Reply::Bulk(key.clone()));
+    }
     Ok(Reply::Array(keys).into())
 }
 
@@ -289,11 +293,11 @@ struct Scan<'a> {
 
 impl<'a> Scan<'a> {
     fn parse(args: &'a [Vec<u8>]) -> Result<Scan<'a>, CmdError> {
-        let cursor = parse_cursor(&args[1])?;
+        let cursor = parse_cursor(arg(args, 1))?;
         let mut scan = Scan { cursor, pattern: None, count: 10, type_filter: None };
         let mut i = 2;
         while i < args.len() {
-            let opt = &args[i];
+            let opt = arg(args, i);
             let value = args.get(i + 1);
             match value {
                 Some(v) if is(opt, "COUNT") => {
@@ -338,16 +342,14 @@ impl<'a> Scan<'a> {
                 budget -= 1;
             }
         }
-        let keys = found
-            .into_iter()
-            .filter(|key| self.pattern.is_none_or(|p| glob_match(p, key)))
-            .filter(|key| {
-                self.type_filter.is_none_or(|t| {
-                    ctx.db.get(key).is_some_and(|v| t.eq_ignore_ascii_case(type_name(v.kind()).as_bytes()))
-                })
-            })
-            .map(|key| Reply::Bulk(key.clone()))
-            .collect();
+        let mut keys = Vec::new();
+        for key in found {
+            let typed =
+                |t: &[u8]| ctx.db.get(key).is_some_and(|v| t.eq_ignore_ascii_case(type_name(v.kind()).as_bytes()));
+            if self.pattern.is_none_or(|p| glob_match(p, key)) && self.type_filter.is_none_or(typed) {
+                keys.push(Reply::Bulk(key.clone()));
+            }
+        }
         Reply::Array(vec![Reply::Bulk(cursor.to_string().into_bytes()), Reply::Array(keys)])
     }
 }
@@ -430,12 +432,18 @@ impl<'a> Set<'a> {
     /// Reads the flags first (any misuse is a syntax error), then the expiry value: only the
     /// last one given is read, so `EX abc EX 10` is accepted.
     fn parse(args: &'a [Vec<u8>], now: i64) -> Result<Set<'a>, CmdError> {
-        let mut set =
-            Set { key: &args[1], value: &args[2], condition: None, get: false, keep_ttl: false, expire_at: None };
+        let mut set = Set {
+            key: arg(args, 1),
+            value: arg(args, 2),
+            condition: None,
+            get: false,
+            keep_ttl: false,
+            expire_at: None,
+        };
         let mut expire: Option<(ExpireForm, &[u8])> = None;
         let mut i = 3;
         while i < args.len() {
-            let opt = &args[i];
+            let opt = arg(args, i);
             let form = ExpireForm::keyword(opt);
             if is(opt, "NX") && set.condition != Some(Condition::Xx) {
                 set.condition = Some(Condition::Nx);
@@ -448,7 +456,7 @@ impl<'a> Set<'a> {
             } else if let Some(form) =
                 form.filter(|&f| !set.keep_ttl && expire.is_none_or(|(prev, _)| prev == f) && i + 1 < args.len())
             {
-                expire = Some((form, &args[i + 1]));
+                expire = Some((form, arg(args, i + 1)));
                 i += 1;
             } else {
                 return Err(CmdError::Syntax);
@@ -498,7 +506,7 @@ fn set(ctx: &mut Ctx<'_>, args: &[Vec<u8>]) -> Result<Outcome, CmdError> {
 }
 
 fn get(ctx: &mut Ctx<'_>, args: &[Vec<u8>]) -> Result<Outcome, CmdError> {
-    Ok(ctx.db.string(&args[1])?.map_or(Reply::NullBulk, Reply::bulk).into())
+    Ok(ctx.db.string(arg(args, 1))?.map_or(Reply::NullBulk, Reply::bulk).into())
 }
 
 // ----- EXPIRE / PEXPIRE / TTL / PTTL / PERSIST ----------------------------------------------
@@ -550,10 +558,10 @@ impl ExpireFlags {
 }
 
 fn expire_generic(ctx: &mut Ctx<'_>, args: &[Vec<u8>], name: &'static str, unit_ms: i64) -> Result<Outcome, CmdError> {
-    let flags = ExpireFlags::parse(&args[3..])?;
-    let value = parse_int(&args[2])?;
+    let flags = ExpireFlags::parse(rest(args, 3))?;
+    let value = parse_int(arg(args, 2))?;
     let at = value.checked_mul(unit_ms).and_then(|ms| ms.checked_add(ctx.now)).ok_or(CmdError::InvalidExpire(name))?;
-    let key = &args[1];
+    let key = arg(args, 1);
     if ctx.db.get(key).is_none() || !flags.allow(ctx.db.expiry(key), at) {
         return Ok(Reply::Integer(0).into());
     }
@@ -586,17 +594,17 @@ fn ttl_ms(ctx: &Ctx<'_>, key: &[u8]) -> Result<i64, i64> {
 
 /// TTL rounds to the nearest second (half a second rounds up).
 fn ttl(ctx: &mut Ctx<'_>, args: &[Vec<u8>]) -> Result<Outcome, CmdError> {
-    let secs = ttl_ms(ctx, &args[1]).map_or_else(|code| code, |ms| (ms + 500) / 1000);
+    let secs = ttl_ms(ctx, arg(args, 1)).map_or_else(|code| code, |ms| (ms + 500) / 1000);
     Ok(Reply::Integer(secs).into())
 }
 
 fn pttl(ctx: &mut Ctx<'_>, args: &[Vec<u8>]) -> Result<Outcome, CmdError> {
-    let ms = ttl_ms(ctx, &args[1]).unwrap_or_else(|code| code);
+    let ms = ttl_ms(ctx, arg(args, 1)).unwrap_or_else(|code| code);
     Ok(Reply::Integer(ms).into())
 }
 
 fn persist(ctx: &mut Ctx<'_>, args: &[Vec<u8>]) -> Result<Outcome, CmdError> {
-    let key = &args[1];
+    let key = arg(args, 1);
     let done = ctx.db.get(key).is_some() && ctx.db.persist(key);
     Ok(Reply::Integer(i64::from(done)).into())
 }

@@ -26,7 +26,7 @@
 
 use streamlab_engine::{ReadBudget, Stream, StreamId};
 
-use super::{entry_reply, is, parse_int, parse_strict_id, Block, CommandSpec, Ctx, Outcome, Run};
+use super::{arg, entry_reply, is, parse_int, parse_strict_id, Block, CommandSpec, Ctx, Outcome, Run};
 use crate::error::{CmdError, Msg};
 use crate::profile::{Capabilities, PlusRule};
 use crate::reply::Reply;
@@ -143,41 +143,41 @@ pub(crate) fn parse_read_args<'a>(
     let mut streams_at = None;
     let mut i = 1;
     while i < args.len() {
-        let arg = &args[i];
+        let word = arg(args, i);
         let more = args.len() - i - 1;
-        if is(arg, "BLOCK") && more >= 1 {
-            parsed.block = Some(parse_timeout(&args[i + 1], now)?);
+        if is(word, "BLOCK") && more >= 1 {
+            parsed.block = Some(parse_timeout(arg(args, i + 1), now)?);
             i += 2;
-        } else if is(arg, "COUNT") && more >= 1 {
-            parsed.count = u64::try_from(parse_int(&args[i + 1])?).unwrap_or(0);
+        } else if is(word, "COUNT") && more >= 1 {
+            parsed.count = u64::try_from(parse_int(arg(args, i + 1))?).unwrap_or(0);
             i += 2;
-        } else if is(arg, "STREAMS") && more >= 1 {
+        } else if is(word, "STREAMS") && more >= 1 {
             streams_at = Some(i + 1);
             break;
-        } else if is(arg, "GROUP") && more >= 2 {
+        } else if is(word, "GROUP") && more >= 2 {
             if !group_mode {
                 return Err(Msg::GroupOnlyInXreadgroup.into());
             }
-            parsed.group = Some((&args[i + 1], &args[i + 2]));
+            parsed.group = Some((arg(args, i + 1), arg(args, i + 2)));
             i += 3;
-        } else if is(arg, "NOACK") {
+        } else if is(word, "NOACK") {
             if !group_mode {
                 return Err(Msg::NoackOnlyInXreadgroup.into());
             }
             parsed.no_ack = true;
             i += 1;
-        } else if caps.read_claim && group_mode && is(arg, "CLAIM") && more >= 1 {
+        } else if caps.read_claim && group_mode && is(word, "CLAIM") && more >= 1 {
             // Docs-only: a negative min-idle-time is taken as 0, as XCLAIM does.
-            parsed.claim = Some(parse_int(&args[i + 1])?.max(0));
+            parsed.claim = Some(parse_int(arg(args, i + 1))?.max(0));
             i += 2;
-        } else if caps.read_caps && (is(arg, "MAXCOUNT") || is(arg, "MAXSIZE")) && more >= 1 {
+        } else if caps.read_caps && (is(word, "MAXCOUNT") || is(word, "MAXSIZE")) && more >= 1 {
             // Docs-only: positive integers; the errors for other values are guesses (the
             // integer error, or a syntax error for zero and below).
-            let n = parse_int(&args[i + 1])?;
+            let n = parse_int(arg(args, i + 1))?;
             if n <= 0 {
                 return Err(CmdError::Syntax);
             }
-            if is(arg, "MAXCOUNT") {
+            if is(word, "MAXCOUNT") {
                 parsed.budget.max_count = Some(n as u64);
             } else {
                 parsed.budget.max_size = Some(n as u64);
@@ -206,9 +206,12 @@ pub(crate) fn parse_read_args<'a>(
     }
     let n = rest / 2;
     parsed.ids_at = streams_at + n;
-    parsed.streams = (0..n)
-        .map(|k| ReadStream { key: &args[streams_at + k], id: read_id(&args[streams_at + n + k], group_mode) })
-        .collect();
+    // Plain loops in this module: each collected adapter chain is its own code in the wasm.
+    for k in 0..n {
+        let stream =
+            ReadStream { key: arg(args, streams_at + k), id: read_id(arg(args, streams_at + n + k), group_mode) };
+        parsed.streams.push(stream);
+    }
     Ok(parsed)
 }
 
@@ -277,9 +280,17 @@ impl ReadArgs<'_> {
 /// RESP3 a map from key to entries, in the order the streams were served.
 pub(crate) fn streams_reply(resp3: bool, served: Vec<(Vec<u8>, Reply)>) -> Reply {
     if resp3 {
-        Reply::Map(served.into_iter().map(|(key, entries)| (Reply::Bulk(key), entries)).collect())
+        let mut pairs = Vec::new();
+        for (key, entries) in served {
+            pairs.push((Reply::Bulk(key), entries));
+        }
+        Reply::Map(pairs)
     } else {
-        Reply::Array(served.into_iter().map(|(key, entries)| Reply::Array(vec![Reply::Bulk(key), entries])).collect())
+        let mut items = Vec::new();
+        for (key, entries) in served {
+            items.push(Reply::Array(vec![Reply::Bulk(key), entries]));
+        }
+        Reply::Array(items)
     }
 }
 
@@ -315,12 +326,13 @@ fn xread(ctx: &mut Ctx<'_>, args: &[Vec<u8>]) -> Result<Outcome, CmdError> {
         }
         let Some(start) = from.next() else { continue };
         let budget = &mut parsed.budget;
-        let entries: Vec<Reply> = found
-            .range(start, StreamId::MAX, false)
-            .take(limit)
-            .take_while(|e| budget.admit(e))
-            .map(entry_reply)
-            .collect();
+        let mut entries = Vec::new();
+        for entry in found.range(start, StreamId::MAX, false).take(limit) {
+            if !budget.admit(&entry) {
+                break;
+            }
+            entries.push(entry_reply(entry));
+        }
         if entries.is_empty() {
             continue;
         }

@@ -5,9 +5,9 @@
 
 use streamlab_engine::{glob_match, listpack::canonical_i64, StreamConfig};
 
-use super::{available, is, lookup_in, CommandSpec, Ctx, Outcome, Run, SubSpec};
+use super::{arg, available, is, lookup_in, rest, CommandSpec, Ctx, Outcome, Run, SubSpec};
 use crate::error::{CmdError, Msg};
-use crate::profile::InfoStyle;
+use crate::profile::{Capabilities, InfoStyle};
 use crate::reply::Reply;
 
 /// The server commands.
@@ -124,7 +124,7 @@ pub const COMMANDS: &[CommandSpec] = &[
 // ----- ECHO / TIME / DBSIZE -----------------------------------------------------------------
 
 fn echo(_ctx: &mut Ctx<'_>, args: &[Vec<u8>]) -> Result<Outcome, CmdError> {
-    Ok(Reply::Bulk(args[1].clone()).into())
+    Ok(Reply::Bulk(arg(args, 1).clone()).into())
 }
 
 /// TIME: the command's clock reading as Unix seconds and the microseconds within that second.
@@ -165,7 +165,7 @@ fn info(ctx: &mut Ctx<'_>, args: &[Vec<u8>]) -> Result<Outcome, CmdError> {
     if args.len() == 1 {
         wanted = vec![Section::Server, Section::Keyspace];
     }
-    for arg in &args[1..] {
+    for arg in rest(args, 1) {
         if is(arg, "server") {
             wanted.push(Section::Server);
         } else if is(arg, "keyspace") {
@@ -186,68 +186,55 @@ fn info(ctx: &mut Ctx<'_>, args: &[Vec<u8>]) -> Result<Outcome, CmdError> {
     Ok(Reply::Verbatim { format: *b"txt", text: sections.join("\r\n").into_bytes() }.into())
 }
 
-/// One section: its title line and `field:value` lines, each ended by CRLF.
-fn section(title: &str, fields: &[(&str, String)]) -> String {
-    let mut out = format!("# {title}\r\n");
-    for (name, value) in fields {
-        out.push_str(&format!("{name}:{value}\r\n"));
-    }
-    out
-}
-
 /// The server section in the profile's layout: Redis's fields, or Valkey's (whose
 /// `redis_version` stays at the Redis version it forked from, 7.2.4, with its own version in
-/// `valkey_version`; field set as Valkey 9.1.2 prints it).
+/// `valkey_version`; field set as Valkey 9.1.2 prints it). Fixed runs of fields are written as
+/// one literal each: a `(name, value)` list of owned strings cost the wasm bundles more code.
 fn server_section(ctx: &Ctx<'_>) -> String {
     let caps = ctx.caps;
     let valkey = caps.info == InfoStyle::Valkey;
     let uptime = ctx.db.started_at.map_or(0, |start| (ctx.now - start).max(0) / 1000);
-    let mut fields: Vec<(&str, String)> = vec![("redis_version", caps.redis_version.to_owned())];
+    let mut out = String::from("# Server\r\n");
+    field(&mut out, "redis_version", caps.redis_version);
     if valkey {
-        fields.push(("server_name", "valkey".to_owned()));
-        fields.push(("valkey_version", caps.version.to_owned()));
-        fields.push(("valkey_release_stage", "ga".to_owned()));
+        out.push_str("server_name:valkey\r\n");
+        field(&mut out, "valkey_version", caps.version);
+        out.push_str("valkey_release_stage:ga\r\n");
     }
-    fields.extend([
-        ("redis_git_sha1", "00000000".to_owned()),
-        ("redis_git_dirty", "0".to_owned()),
-        ("redis_build_id", "0000000000000000".to_owned()),
-        (if valkey { "server_mode" } else { "redis_mode" }, "standalone".to_owned()),
-        ("os", format!("StreamLab {} {}", env!("CARGO_PKG_VERSION"), std::env::consts::ARCH)),
-        ("arch_bits", "64".to_owned()),
-        ("monotonic_clock", "POSIX clock_gettime".to_owned()),
-        ("multiplexing_api", "epoll".to_owned()),
-    ]);
+    out.push_str("redis_git_sha1:00000000\r\nredis_git_dirty:0\r\nredis_build_id:0000000000000000\r\n");
+    out.push_str(if valkey { "server_mode:standalone\r\n" } else { "redis_mode:standalone\r\n" });
+    field(&mut out, "os", &format!("StreamLab {} {}", env!("CARGO_PKG_VERSION"), std::env::consts::ARCH));
+    out.push_str("arch_bits:64\r\nmonotonic_clock:POSIX clock_gettime\r\nmultiplexing_api:epoll\r\n");
     if !valkey {
-        fields.push(("atomicvar_api", "c11-builtin".to_owned()));
+        out.push_str("atomicvar_api:c11-builtin\r\n");
     }
-    fields.extend([
-        ("gcc_version", "0.0.0".to_owned()),
-        ("process_id", "1".to_owned()),
-        ("process_supervised", "no".to_owned()),
-        ("run_id", RUN_ID.to_owned()),
-        ("tcp_port", "6379".to_owned()),
-        ("server_time_usec", micros(ctx.now)),
-        ("uptime_in_seconds", uptime.to_string()),
-        ("uptime_in_days", (uptime / 86_400).to_string()),
-        ("hz", "10".to_owned()),
-        ("configured_hz", "10".to_owned()),
-    ]);
+    out.push_str("gcc_version:0.0.0\r\nprocess_id:1\r\nprocess_supervised:no\r\n");
+    field(&mut out, "run_id", RUN_ID);
+    out.push_str("tcp_port:6379\r\n");
+    field(&mut out, "server_time_usec", &micros(ctx.now));
+    field(&mut out, "uptime_in_seconds", &uptime.to_string());
+    field(&mut out, "uptime_in_days", &(uptime / 86_400).to_string());
+    out.push_str("hz:10\r\nconfigured_hz:10\r\n");
     if valkey {
-        fields.push(("clients_hz", "10".to_owned()));
+        out.push_str("clients_hz:10\r\n");
     }
-    fields.extend([
-        // The LRU clock: Unix seconds in 24 bits.
-        ("lru_clock", (ctx.now.div_euclid(1000) & 0xff_ffff).to_string()),
-        ("executable", String::new()),
-        ("config_file", String::new()),
-        ("io_threads_active", "0".to_owned()),
-    ]);
+    // The LRU clock: Unix seconds in 24 bits.
+    field(&mut out, "lru_clock", &(ctx.now.div_euclid(1000) & 0xff_ffff).to_string());
+    out.push_str("executable:\r\nconfig_file:\r\nio_threads_active:0\r\n");
     if valkey {
-        fields.push(("availability_zone", String::new()));
+        out.push_str("availability_zone:\r\n");
     }
-    fields.push(("listener0", "name=tcp,bind=*,bind=-::*,port=6379".to_owned()));
-    section("Server", &fields)
+    out.push_str("listener0:name=tcp,bind=*,bind=-::*,port=6379\r\n");
+    out
+}
+
+/// One `name:value` line of a section (a section is its `# Title` line and such lines, each
+/// ended by CRLF).
+fn field(out: &mut String, name: &str, value: &str) {
+    out.push_str(name);
+    out.push(':');
+    out.push_str(value);
+    out.push_str("\r\n");
 }
 
 /// A fixed run id ("StreamLab" in hex, padded to Redis's 40 characters).
@@ -285,16 +272,16 @@ fn mean(ttls: &[i64]) -> i64 {
 /// estimates `avg_ttl` by sampling; StreamLab gives the exact mean of the remaining
 /// times-to-live in milliseconds. `subexpiry` counts hash fields with expiries: always 0.
 fn keyspace_section(ctx: &Ctx<'_>) -> String {
-    let mut fields = Vec::new();
+    let mut out = String::from("# Keyspace\r\n");
     if !ctx.db.is_empty() {
         let ttls: Vec<i64> =
             ctx.db.iter().filter_map(|(key, _)| ctx.db.expiry(key)).map(|at| (at - ctx.now).max(0)).collect();
         let avg = mean(&ttls);
         // Valkey counts keys with expiring items where Redis counts hash fields with expiries.
         let last = if ctx.caps.info == InfoStyle::Valkey { "keys_with_volatile_items" } else { "subexpiry" };
-        fields.push(("db0", format!("keys={},expires={},avg_ttl={avg},{last}=0", ctx.db.len(), ttls.len())));
+        field(&mut out, "db0", &format!("keys={},expires={},avg_ttl={avg},{last}=0", ctx.db.len(), ttls.len()));
     }
-    section("Keyspace", &fields)
+    out
 }
 
 // ----- CONFIG -------------------------------------------------------------------------------
@@ -438,11 +425,11 @@ fn parse_memory(text: &[u8]) -> Option<u64> {
 }
 
 fn config(ctx: &mut Ctx<'_>, args: &[Vec<u8>]) -> Result<Outcome, CmdError> {
-    let sub = &args[1];
+    let sub = arg(args, 1);
     if is(sub, "get") {
-        config_get(ctx, &args[2..])
+        config_get(ctx, rest(args, 2))
     } else if is(sub, "set") {
-        config_set(ctx, &args[2..])
+        config_set(ctx, rest(args, 2))
     } else if is(sub, "resetstat") {
         // StreamLab keeps no statistics.
         Ok(Reply::ok().into())
@@ -528,19 +515,20 @@ fn config_set(ctx: &mut Ctx<'_>, pairs: &[Vec<u8>]) -> Result<Outcome, CmdError>
 
 fn command(ctx: &mut Ctx<'_>, args: &[Vec<u8>]) -> Result<Outcome, CmdError> {
     let caps = ctx.caps;
-    let Some(sub) = args.get(1) else {
-        return Ok(Reply::Array(available(caps).map(command_info).collect()).into());
-    };
-    let names = &args[2..];
+    let Some(sub) = args.get(1) else { return Ok(all_infos(caps).into()) };
+    let names = rest(args, 2);
     if is(sub, "count") {
         Ok(Reply::Integer(available(caps).count() as i64).into())
     } else if is(sub, "docs") {
         Ok(command_docs(ctx, names).into())
     } else if is(sub, "info") {
         if names.is_empty() {
-            return Ok(Reply::Array(available(caps).map(command_info).collect()).into());
+            return Ok(all_infos(caps).into());
         }
-        let infos = names.iter().map(|n| lookup_in(caps, n).map_or(Reply::NullBulk, command_info)).collect();
+        let mut infos = Vec::new();
+        for name in names {
+            infos.push(lookup_in(caps, name).map_or(Reply::NullBulk, command_info));
+        }
         Ok(Reply::Array(infos).into())
     } else {
         Ok(help_reply(
@@ -564,6 +552,16 @@ fn command(ctx: &mut Ctx<'_>, args: &[Vec<u8>]) -> Result<Outcome, CmdError> {
     }
 }
 
+/// COMMAND INFO for every command the profile has (a loop: collected adapter chains are
+/// each their own code in the wasm bundles).
+fn all_infos(caps: &Capabilities) -> Reply {
+    let mut infos = Vec::new();
+    for spec in available(caps) {
+        infos.push(command_info(spec));
+    }
+    Reply::Array(infos)
+}
+
 /// COMMAND DOCS: a map from each named command (every command when none is named; unknown
 /// names skipped, repeated names repeated, as Redis does) to its summary, since and group,
 /// and its subcommands' docs.
@@ -573,36 +571,38 @@ fn command(ctx: &mut Ctx<'_>, args: &[Vec<u8>]) -> Result<Outcome, CmdError> {
 /// subcommands (the table records it per command only).
 fn command_docs(ctx: &Ctx<'_>, names: &[Vec<u8>]) -> Reply {
     let caps = ctx.caps;
-    let specs: Vec<&CommandSpec> = if names.is_empty() {
-        available(caps).collect()
-    } else {
-        names.iter().filter_map(|n| lookup_in(caps, n)).collect()
-    };
-    let docs = specs
-        .into_iter()
-        .map(|spec| {
-            let mut doc = vec![
-                (Reply::bulk("summary"), Reply::bulk(spec.summary)),
-                (Reply::bulk("since"), Reply::bulk(spec.since)),
-                (Reply::bulk("group"), Reply::bulk(spec.group)),
-            ];
-            if !spec.subcommands.is_empty() {
-                let subs = spec
-                    .subcommands
-                    .iter()
-                    .map(|sub| {
-                        let sub_doc = vec![
-                            (Reply::bulk("summary"), Reply::bulk(sub.summary)),
-                            (Reply::bulk("group"), Reply::bulk(spec.group)),
-                        ];
-                        (Reply::bulk(format!("{}|{}", spec.name, sub.name)), Reply::Map(sub_doc))
-                    })
-                    .collect();
-                doc.push((Reply::bulk("subcommands"), Reply::Map(subs)));
+    // Plain loops (each collected adapter chain is its own code in the wasm bundles).
+    let mut docs = Vec::new();
+    let mut add = |spec: &CommandSpec| {
+        let mut doc = vec![
+            (Reply::bulk("summary"), Reply::bulk(spec.summary)),
+            (Reply::bulk("since"), Reply::bulk(spec.since)),
+            (Reply::bulk("group"), Reply::bulk(spec.group)),
+        ];
+        if !spec.subcommands.is_empty() {
+            let mut subs = Vec::new();
+            for sub in spec.subcommands {
+                let sub_doc = vec![
+                    (Reply::bulk("summary"), Reply::bulk(sub.summary)),
+                    (Reply::bulk("group"), Reply::bulk(spec.group)),
+                ];
+                subs.push((Reply::bulk(format!("{}|{}", spec.name, sub.name)), Reply::Map(sub_doc)));
             }
-            (Reply::bulk(spec.name), Reply::Map(doc))
-        })
-        .collect();
+            doc.push((Reply::bulk("subcommands"), Reply::Map(subs)));
+        }
+        docs.push((Reply::bulk(spec.name), Reply::Map(doc)));
+    };
+    if names.is_empty() {
+        for spec in available(caps) {
+            add(spec);
+        }
+    } else {
+        for name in names {
+            if let Some(spec) = lookup_in(caps, name) {
+                add(spec);
+            }
+        }
+    }
     Reply::Map(docs)
 }
 
@@ -626,7 +626,10 @@ fn key_positions(syntax: &str, offset: i64) -> (i64, i64, i64) {
 /// `denyoom`, `loading`, ...), its tips and its key specifications are not modelled.
 fn command_info(spec: &CommandSpec) -> Reply {
     let (first, last, step) = key_positions(spec.syntax, 1);
-    let subs: Vec<Reply> = spec.subcommands.iter().map(|sub| subcommand_info(spec, sub)).collect();
+    let mut subs = Vec::new();
+    for sub in spec.subcommands {
+        subs.push(subcommand_info(spec, sub));
+    }
     let subs = if subs.is_empty() { Reply::Set(Vec::new()) } else { Reply::Array(subs) };
     info_entry(spec.name.to_owned(), spec.arity, spec.write, spec.group, (first, last, step), subs)
 }

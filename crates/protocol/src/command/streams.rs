@@ -3,7 +3,7 @@
 
 use streamlab_engine::{AddError, AddId, DeleteOutcome, RefPolicy, SetIdError, StreamId, Trim, TrimStrategy};
 
-use super::{entry_reply, id_reply, is, parse_bound, parse_int, BoundKind, CommandSpec, Ctx, Outcome, Run};
+use super::{arg, entry_reply, id_reply, is, parse_bound, parse_int, rest, BoundKind, CommandSpec, Ctx, Outcome, Run};
 use crate::error::{CmdError, Msg};
 use crate::profile::Capabilities;
 use crate::reply::Reply;
@@ -146,21 +146,21 @@ impl TrimArgs {
     /// option (so the caller decides what it is). Advances `*i` past any values consumed.
     fn parse_option(&mut self, args: &[Vec<u8>], i: &mut usize) -> Result<bool, CmdError> {
         let more = args.len() - 1 - *i;
-        let opt = &args[*i];
+        let opt = arg(args, *i);
         let maxlen = is(opt, "MAXLEN");
         if (maxlen || is(opt, "MINID")) && more > 0 {
             if self.strategy.is_some() {
                 return Err(Msg::MaxLenAndMinId.into());
             }
             self.approx = false;
-            let next = &args[*i + 1];
+            let next = arg(args, *i + 1);
             if more >= 2 && next.as_slice() == b"~" {
                 self.approx = true;
                 *i += 1;
             } else if more >= 2 && next.as_slice() == b"=" {
                 *i += 1;
             }
-            let value = &args[*i + 1];
+            let value = arg(args, *i + 1);
             self.strategy = Some(if maxlen {
                 let n = parse_int(value)?;
                 if n < 0 {
@@ -174,7 +174,7 @@ impl TrimArgs {
             return Ok(true);
         }
         if is(opt, "LIMIT") && more > 0 {
-            let n = parse_int(&args[*i + 1])?;
+            let n = parse_int(arg(args, *i + 1))?;
             if n < 0 {
                 return Err(Msg::LimitNegative.into());
             }
@@ -226,7 +226,7 @@ impl<'a> XAdd<'a> {
         let mut idmp = None;
         let mut i = 2;
         while i < args.len() {
-            let opt = &args[i];
+            let opt = arg(args, i);
             let more = args.len() - 1 - i;
             if opt.as_slice() == b"*" {
                 id = Some(AddId::Auto);
@@ -244,7 +244,7 @@ impl<'a> XAdd<'a> {
                 if idmp.is_some() {
                     return Err(Msg::IdmpTwice.into());
                 }
-                let (producer, iid) = (&args[i + 1], &args[i + 2]);
+                let (producer, iid) = (arg(args, i + 1), arg(args, i + 2));
                 if producer.is_empty() {
                     return Err(Msg::IdmpEmptyProducer.into());
                 }
@@ -257,10 +257,10 @@ impl<'a> XAdd<'a> {
                 if idmp.is_some() {
                     return Err(Msg::IdmpTwice.into());
                 }
-                if args[i + 1].is_empty() {
+                if arg(args, i + 1).is_empty() {
                     return Err(Msg::IdmpautoEmptyProducer.into());
                 }
-                idmp = Some(Idempotency::Auto(&args[i + 1]));
+                idmp = Some(Idempotency::Auto(arg(args, i + 1)));
                 i += 1;
             } else {
                 id = Some(StreamId::parse_for_add(opt)?);
@@ -280,7 +280,7 @@ impl<'a> XAdd<'a> {
         if id == AddId::Explicit(StreamId::MIN) {
             return Err(Msg::XaddZeroId.into());
         }
-        Ok(XAdd { key: &args[1], no_mkstream, id, fields, trim, idmp })
+        Ok(XAdd { key: arg(args, 1), no_mkstream, id, fields, trim, idmp })
     }
 
     /// The producer and idempotency id, if IDMP or IDMPAUTO was given.
@@ -290,8 +290,12 @@ impl<'a> XAdd<'a> {
             Idempotency::Auto(producer) => {
                 // The content itself, pairs sorted, each part length-prefixed: equal content
                 // in any field order gives the same id, and nothing else does.
-                let mut pairs: Vec<(&Vec<u8>, &Vec<u8>)> =
-                    self.fields.chunks(2).map(|pair| (&pair[0], &pair[1])).collect();
+                let mut pairs: Vec<(&Vec<u8>, &Vec<u8>)> = Vec::new();
+                for pair in self.fields.chunks_exact(2) {
+                    if let [field, value] = pair {
+                        pairs.push((field, value));
+                    }
+                }
                 streamlab_engine::sort::sort(&mut pairs);
                 let mut iid = Vec::new();
                 for (field, value) in pairs {
@@ -353,26 +357,30 @@ fn xadd(ctx: &mut Ctx<'_>, args: &[Vec<u8>]) -> Result<Outcome, CmdError> {
 // ----- XRANGE / XREVRANGE / XLEN ------------------------------------------------------------
 
 fn range_generic(ctx: &mut Ctx<'_>, args: &[Vec<u8>], rev: bool) -> Result<Outcome, CmdError> {
-    let (start_arg, end_arg) = if rev { (&args[3], &args[2]) } else { (&args[2], &args[3]) };
+    let (start_arg, end_arg) = if rev { (arg(args, 3), arg(args, 2)) } else { (arg(args, 2), arg(args, 3)) };
     let start = parse_bound(start_arg, BoundKind::Start)?;
     let end = parse_bound(end_arg, BoundKind::End)?;
     let mut count: Option<u64> = None;
     let mut j = 4;
     while j < args.len() {
-        if is(&args[j], "COUNT") && j + 1 < args.len() {
-            count = Some(parse_int(&args[j + 1])?.max(0) as u64);
+        if is(arg(args, j), "COUNT") && j + 1 < args.len() {
+            count = Some(parse_int(arg(args, j + 1))?.max(0) as u64);
             j += 2;
         } else {
             return Err(CmdError::Syntax);
         }
     }
-    let Some(stream) = ctx.db.stream(&args[1])? else { return Ok(Reply::Array(Vec::new()).into()) };
+    let Some(stream) = ctx.db.stream(arg(args, 1))? else { return Ok(Reply::Array(Vec::new()).into()) };
     let limit = match count {
         Some(0) => return Ok(Reply::NullArray.into()),
         Some(n) => usize::try_from(n).unwrap_or(usize::MAX),
         None => usize::MAX,
     };
-    let entries = stream.range(start, end, rev).take(limit).map(entry_reply).collect();
+    // A loop: each collected adapter chain is its own code in the wasm bundles.
+    let mut entries = Vec::new();
+    for entry in stream.range(start, end, rev).take(limit) {
+        entries.push(entry_reply(entry));
+    }
     Ok(Reply::Array(entries).into())
 }
 
@@ -385,17 +393,17 @@ fn xrevrange(ctx: &mut Ctx<'_>, args: &[Vec<u8>]) -> Result<Outcome, CmdError> {
 }
 
 fn xlen(ctx: &mut Ctx<'_>, args: &[Vec<u8>]) -> Result<Outcome, CmdError> {
-    let len = ctx.db.stream(&args[1])?.map_or(0, |s| s.len());
+    let len = ctx.db.stream(arg(args, 1))?.map_or(0, |s| s.len());
     Ok(Reply::Integer(len as i64).into())
 }
 
 // ----- XDEL ---------------------------------------------------------------------------------
 
 fn xdel(ctx: &mut Ctx<'_>, args: &[Vec<u8>]) -> Result<Outcome, CmdError> {
-    let key = &args[1];
+    let key = arg(args, 1);
     // A missing key answers 0 before the ids are even parsed.
     let Some(stream) = ctx.db.stream_mut(key)? else { return Ok(Reply::Integer(0).into()) };
-    let ids = args[2..].iter().map(|a| super::parse_strict_id(a)).collect::<Result<Vec<_>, _>>()?;
+    let ids = rest(args, 2).iter().map(|a| super::parse_strict_id(a)).collect::<Result<Vec<_>, _>>()?;
     let deleted = ids.into_iter().filter(|&id| stream.delete(id)).count();
     if deleted > 0 {
         ctx.db.touch(key);
@@ -410,7 +418,7 @@ fn xtrim(ctx: &mut Ctx<'_>, args: &[Vec<u8>]) -> Result<Outcome, CmdError> {
     let mut i = 2;
     while i < args.len() {
         if opts.parse_option(args, &mut i)? {
-        } else if let Some(policy) = policy_keyword(&args[i]).filter(|_| ctx.caps.ref_policies) {
+        } else if let Some(policy) = policy_keyword(arg(args, i)).filter(|_| ctx.caps.ref_policies) {
             if opts.policy.replace(policy).is_some() {
                 return Err(CmdError::Syntax);
             }
@@ -420,7 +428,7 @@ fn xtrim(ctx: &mut Ctx<'_>, args: &[Vec<u8>]) -> Result<Outcome, CmdError> {
         i += 1;
     }
     let trim = opts.finish(true)?.ok_or(Msg::XtrimWithoutStrategy)?;
-    let key = &args[1];
+    let key = arg(args, 1);
     let config = ctx.db.config;
     let Some(stream) = ctx.db.stream_mut(key)? else { return Ok(Reply::Integer(0).into()) };
     let removed = stream.trim(trim, config);
@@ -433,19 +441,19 @@ fn xtrim(ctx: &mut Ctx<'_>, args: &[Vec<u8>]) -> Result<Outcome, CmdError> {
 // ----- XSETID -------------------------------------------------------------------------------
 
 fn xsetid(ctx: &mut Ctx<'_>, args: &[Vec<u8>]) -> Result<Outcome, CmdError> {
-    let last_id = super::parse_strict_id(&args[2])?;
+    let last_id = super::parse_strict_id(arg(args, 2))?;
     let (mut entries_added, mut max_deleted) = (None, None);
     let mut i = 3;
     while i < args.len() {
         let more = i + 1 < args.len();
-        if is(&args[i], "ENTRIESADDED") && more {
-            let n = parse_int(&args[i + 1])?;
+        if is(arg(args, i), "ENTRIESADDED") && more {
+            let n = parse_int(arg(args, i + 1))?;
             if n < 0 {
                 return Err(Msg::EntriesAddedNegative.into());
             }
             entries_added = Some(n as u64);
-        } else if is(&args[i], "MAXDELETEDID") && more {
-            let id = super::parse_strict_id(&args[i + 1])?;
+        } else if is(arg(args, i), "MAXDELETEDID") && more {
+            let id = super::parse_strict_id(arg(args, i + 1))?;
             if last_id < id {
                 return Err(Msg::XsetidBelowGivenMaxDeleted.into());
             }
@@ -455,7 +463,7 @@ fn xsetid(ctx: &mut Ctx<'_>, args: &[Vec<u8>]) -> Result<Outcome, CmdError> {
         }
         i += 2;
     }
-    let key = &args[1];
+    let key = arg(args, 1);
     let stream = ctx.db.stream_mut(key)?.ok_or(CmdError::NoSuchKey)?;
     stream.set_id(last_id, entries_added, max_deleted).map_err(|e| match e {
         SetIdError::BelowMaxDeleted => Msg::XsetidBelowMaxDeleted,
@@ -484,13 +492,13 @@ impl<'a> PolicyIds<'a> {
         let mut ids = None;
         let mut i = from;
         while i < args.len() {
-            if let Some(p) = policy_keyword(&args[i]) {
+            if let Some(p) = policy_keyword(arg(args, i)) {
                 if policy.replace(p).is_some() {
                     return Err(CmdError::Syntax);
                 }
                 i += 1;
-            } else if is(&args[i], "IDS") && i + 1 < args.len() {
-                let n = parse_int(&args[i + 1]).ok().filter(|&n| n > 0).ok_or(Msg::NumIdsNotPositive)?;
+            } else if is(arg(args, i), "IDS") && i + 1 < args.len() {
+                let n = parse_int(arg(args, i + 1)).ok().filter(|&n| n > 0).ok_or(Msg::NumIdsNotPositive)?;
                 let start = i + 2;
                 let available = (args.len() - start) as u64;
                 if (n as u64) > available {
@@ -527,7 +535,7 @@ pub(crate) fn outcome_code(outcome: DeleteOutcome) -> Reply {
 }
 
 fn xdelex(ctx: &mut Ctx<'_>, args: &[Vec<u8>]) -> Result<Outcome, CmdError> {
-    let key = &args[1];
+    let key = arg(args, 1);
     // WRONGTYPE is reported before any option error.
     ctx.db.stream(key)?;
     let request = PolicyIds::parse(args, 2)?;
@@ -555,14 +563,14 @@ fn xcfgset(ctx: &mut Ctx<'_>, args: &[Vec<u8>]) -> Result<Outcome, CmdError> {
     let mut i = 2;
     while i < args.len() {
         let has_value = i + 1 < args.len();
-        if is(&args[i], "IDMP-DURATION") && has_value {
-            let n = parse_int(&args[i + 1])?;
+        if is(arg(args, i), "IDMP-DURATION") && has_value {
+            let n = parse_int(arg(args, i + 1))?;
             if !(1..=86_400).contains(&n) {
                 return Err(Msg::IdmpDurationRange.into());
             }
             duration = Some(n as u64);
-        } else if is(&args[i], "IDMP-MAXSIZE") && has_value {
-            let n = parse_int(&args[i + 1])?;
+        } else if is(arg(args, i), "IDMP-MAXSIZE") && has_value {
+            let n = parse_int(arg(args, i + 1))?;
             if !(1..=10_000).contains(&n) {
                 return Err(Msg::IdmpMaxsizeRange.into());
             }
@@ -572,7 +580,7 @@ fn xcfgset(ctx: &mut Ctx<'_>, args: &[Vec<u8>]) -> Result<Outcome, CmdError> {
         }
         i += 2;
     }
-    let stream = ctx.db.stream_mut(&args[1])?.ok_or(CmdError::NoSuchKey)?;
+    let stream = ctx.db.stream_mut(arg(args, 1))?.ok_or(CmdError::NoSuchKey)?;
     stream.idmp.configure(duration, maxsize);
     Ok(Reply::ok().into())
 }
