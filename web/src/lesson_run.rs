@@ -259,10 +259,14 @@ impl LessonRun {
     /// Check on the current reach-state task.
     fn check(&mut self, lab: &Playground) -> Result<Events, String> {
         let task = self.task();
-        let event = self
+        let mut event = self
             .tutor
             .check(task, lab, self.start)
             .ok_or_else(|| format!("task {task} is a question: answer it instead of checking"))?;
+        // Where the host turns hints off, the event does not carry them either.
+        if !self.rules.hints {
+            event.hints.clear();
+        }
         let mut events = vec![("check", json(&event))];
         let run = &mut self.runs[task];
         run.check = Some(event.clone());
