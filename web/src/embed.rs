@@ -56,13 +56,8 @@ impl Shared {
                     self.redraw();
                     return;
                 }
-                // A line as lessons write them (`name> COMMAND`) runs on that connection.
-                if let (Some(name), text) = split_connection(&line) {
-                    self.send(Action::Switch(name.to_owned()));
-                    self.send(Action::Run(text.to_owned()));
-                    return;
-                }
-                Action::Run(line)
+                self.run_as_written(&line);
+                return;
             }
             (Some(lesson), Action::RunAll(lines)) => {
                 let mut refused = None;
@@ -80,19 +75,24 @@ impl Shared {
                 }
                 let lines: Vec<String> = lines;
                 for line in lines.iter().filter(|l| !l.trim().is_empty()) {
-                    match split_connection(line) {
-                        (Some(name), text) => {
-                            self.send(Action::Switch(name.to_owned()));
-                            self.send(Action::Run(text.to_owned()));
-                        }
-                        _ => self.send(Action::Run(line.clone())),
-                    }
+                    self.run_as_written(line);
                 }
                 return;
             }
             (_, action) => action,
         };
         self.send(action);
+    }
+
+    /// Runs a lesson's line as lessons write them: `name> COMMAND` on that connection.
+    fn run_as_written(&self, line: &str) {
+        match split_connection(line) {
+            (Some(name), text) => {
+                self.send(Action::Switch(name.to_owned()));
+                self.send(Action::Run(text.to_owned()));
+            }
+            _ => self.send(Action::Run(line.to_owned())),
+        }
     }
 
     /// Passes an action to the reducer as it is.

@@ -6,15 +6,15 @@ use std::ops::Range;
 
 use streamlab_engine::{IdMode, StreamId};
 
-use crate::model::{Check, Expect, Loc, Num, Subject, SubjectKind, Value};
+use crate::model::{Check, Expect, Loc, Num, Subject, SubjectKind, Value, LOC_NAMES};
 use crate::params::has_placeholder;
 use crate::parse::{braced, placeholders, Errors};
 use crate::script::{parse_line, Parsed};
 use crate::shape::{items, optional, quoted, required, text, Field, Fields, Ty, STRINGS};
 use crate::toml::{self, Spanned};
 
-/// A check's shape: its kind, the fields that locate what it measures (as [`LOCATING`] lists
-/// them), the expectations (as [`EXPECTATIONS`] lists them), its message and hint.
+/// A check's shape: its kind, the fields that locate what it measures (the subject's
+/// [`LOC_NAMES`] and `commands`), the expectations (as [`EXPECTATIONS`] lists them), its message and hint.
 pub(crate) const CHECK: &[Field] = &[
     required("kind", Ty::Str),
     optional("stream", Ty::Str),
@@ -36,9 +36,6 @@ pub(crate) const CHECK: &[Field] = &[
     optional("message", Ty::Str),
     optional("hint", Ty::Str),
 ];
-
-/// The fields that locate what a check measures.
-const LOCATING: &[&str] = &["stream", "group", "consumer", "id", "key", "command", "option", "connection", "commands"];
 
 /// The expectation fields.
 const EXPECTATIONS: &[&str] = &["equals", "at_least", "at_most", "matches", "present", "includes", "same_as_solution"];
@@ -93,7 +90,8 @@ pub(crate) fn convert_check(c: &Fields<'_>, role: Role, errors: &mut Errors<'_>)
     };
     let mut subject = Subject::new(SubjectKind::ALL.get(position).copied().unwrap_or(SubjectKind::Reply));
     let mut ok = true;
-    for (i, name) in LOCATING.iter().enumerate() {
+    // The subject's text fields, in its slots' order, then its command list.
+    for (i, name) in LOC_NAMES.iter().chain(&["commands"]).enumerate() {
         let given = c.get(name);
         let required = needed.contains(name);
         let optional = needed.iter().any(|n| n.strip_suffix('?') == Some(name));
