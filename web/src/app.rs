@@ -53,6 +53,8 @@ fn state_view(
 #[component]
 pub fn App() -> Html {
     let state = use_reducer(initial_state);
+    // After `initial_state`, which is what sets a session aside when its last load stalled.
+    let stalled = use_state(page::stalled_session);
     // One callback for the app's lifetime, so memoized children see equal props.
     let dispatch: Callback<Action> = {
         let dispatcher = state.dispatcher();
@@ -136,6 +138,7 @@ pub fn App() -> Html {
                 page::save_session(&state.lab.borrow().spec().to_fragment());
             }
             page::clear_fragment();
+            page::loaded();
             page::record_render(std::mem::replace(&mut *first.borrow_mut(), false));
         });
     }
@@ -161,6 +164,7 @@ pub fn App() -> Html {
                 let fragment = gloo::utils::window().location().hash().unwrap_or_default();
                 if fragment.len() > 1 {
                     if let Ok(spec) = SessionSpec::parse(&fragment) {
+                        page::loading("link");
                         dispatch.emit(Action::Restore(spec));
                         page::clear_fragment();
                     }
@@ -242,6 +246,38 @@ pub fn App() -> Html {
         }
         _ => html! {},
     };
+    let stalled_banner = (*stalled).clone().map(|fragment| {
+        let retry = {
+            let (stalled, dispatch) = (stalled.clone(), dispatch.clone());
+            Callback::from(move |_: MouseEvent| {
+                stalled.set(None);
+                match SessionSpec::parse(&fragment) {
+                    Ok(spec) => {
+                        page::loading("retry");
+                        dispatch.emit(Action::Restore(spec));
+                    }
+                    Err(error) => dispatch.emit(Action::Notice(Some(format!("It cannot be loaded: {error}")))),
+                }
+            })
+        };
+        let discard = {
+            let stalled = stalled.clone();
+            Callback::from(move |_: MouseEvent| {
+                page::discard_stalled();
+                stalled.set(None);
+            })
+        };
+        html! {
+            <section class="panel stalled" role="alert" aria-labelledby="stalled-title">
+                <h2 id="stalled-title">{"A session did not finish loading"}</h2>
+                <p>{"The last time this page opened, it was rebuilding a session and never got to \
+                     show it: the browser may have run out of memory. It is kept aside, and this \
+                     page started without it."}</p>
+                <button onclick={retry}>{"Load it again"}</button>
+                <button onclick={discard}>{"Discard it"}</button>
+            </section>
+        }
+    });
 
     html! {
         <>
@@ -276,6 +312,7 @@ pub fn App() -> Html {
                 </label>
             </div>
         </header>
+        {stalled_banner}
         {panel_body}
         if *show_list {
             <LessonList catalog={(*catalog).clone()} error={(*catalog_error).clone()} problems={(*url_problems).clone()}

@@ -12,19 +12,98 @@ const SESSION_KEY: &str = "streamlab.session";
 const HISTORY_KEY: &str = "streamlab.history";
 const THEME_KEY: &str = "streamlab.theme";
 
+/// Set while a session is being rebuilt, to what is being rebuilt (`link`, `saved` or `retry`),
+/// and removed once the page has drawn it: if it is still there when the page starts, the last
+/// load never finished (the tab ran out of memory or was closed), and replaying the same
+/// session again would likely end the same way.
+const LOADING_KEY: &str = "streamlab.loading";
+
+/// A session whose loading did not finish, kept aside (as its share fragment) until the learner
+/// loads it again or discards it.
+const STALLED_KEY: &str = "streamlab.session.stalled";
+
+thread_local! {
+    static LOADING: Cell<bool> = const { Cell::new(false) };
+}
+
 /// The session to start with: the one in the URL fragment (a share link), else the one saved
-/// on this machine, else a fresh one.
+/// on this machine, else a fresh one. A link or saved session that did not finish loading last
+/// time is not replayed: it is kept aside (see [`stalled_session`]) and the page starts without
+/// it.
 pub fn initial_spec() -> (SessionSpec, Option<String>) {
+    let unfinished = storage().and_then(|storage| storage.get_item(LOADING_KEY).ok().flatten());
+    if let Some(storage) = storage() {
+        let _ = storage.remove_item(LOADING_KEY);
+    }
     let fragment = gloo::utils::window().location().hash().unwrap_or_default();
     if fragment.len() > 1 {
-        return match SessionSpec::parse(&fragment) {
-            Ok(spec) => (spec, None),
-            Err(error) => (SessionSpec::default(), Some(format!("The link could not be read: {error}"))),
-        };
+        if unfinished.as_deref() == Some("link") {
+            set_item(STALLED_KEY, fragment.trim_start_matches('#'));
+            clear_fragment();
+        } else {
+            return match SessionSpec::parse(&fragment) {
+                Ok(spec) => {
+                    loading("link");
+                    (spec, None)
+                }
+                Err(error) => (SessionSpec::default(), Some(format!("The link could not be read: {error}"))),
+            };
+        }
     }
-    let saved = load(SESSION_KEY).and_then(|value| value.as_string());
-    let spec = saved.and_then(|text| SessionSpec::parse(&text).ok()).unwrap_or_default();
-    (spec, None)
+    let Some(saved) = load(SESSION_KEY).and_then(|value| value.as_string()) else {
+        return (SessionSpec::default(), None);
+    };
+    if unfinished.as_deref() == Some("saved") {
+        set_item(STALLED_KEY, &saved);
+        return (SessionSpec::default(), None);
+    }
+    match SessionSpec::parse(&saved) {
+        Ok(spec) => {
+            loading("saved");
+            (spec, None)
+        }
+        Err(error) => {
+            set_item(STALLED_KEY, &saved);
+            (SessionSpec::default(), Some(format!("The saved session could not be restored: {error}")))
+        }
+    }
+}
+
+/// Marks the start of rebuilding a session (see [`LOADING_KEY`]).
+pub fn loading(what: &str) {
+    set_item(LOADING_KEY, what);
+    LOADING.set(true);
+}
+
+/// The page has drawn the session being rebuilt: it loaded. A stalled session that was being
+/// tried again is now the session, so it is no longer kept aside.
+pub fn loaded() {
+    if LOADING.replace(false) {
+        if let Some(storage) = storage() {
+            if storage.get_item(LOADING_KEY).ok().flatten().as_deref() == Some("retry") {
+                let _ = storage.remove_item(STALLED_KEY);
+            }
+            let _ = storage.remove_item(LOADING_KEY);
+        }
+    }
+}
+
+/// The session that did not finish loading, as its share fragment, if one is kept aside.
+pub fn stalled_session() -> Option<String> {
+    storage()?.get_item(STALLED_KEY).ok().flatten()
+}
+
+/// Forgets the session kept aside.
+pub fn discard_stalled() {
+    if let Some(storage) = storage() {
+        let _ = storage.remove_item(STALLED_KEY);
+    }
+}
+
+fn set_item(key: &str, value: &str) {
+    if let Some(storage) = storage() {
+        let _ = storage.set_item(key, value);
+    }
 }
 
 /// Saves the session (as its share fragment) on this machine.

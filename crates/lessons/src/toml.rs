@@ -146,8 +146,20 @@ pub struct Error {
     pub message: String,
 }
 
+/// The longest document read: lessons are a few KB, and a page or grader handed a bigger one
+/// would spend its memory on it.
+pub const MAX_DOCUMENT: usize = 1 << 20;
+
+/// The most keys one table may have. Lesson tables have a dozen; the limit keeps the reader's
+/// duplicate-key search (a scan of the table) cheap on hostile input.
+pub const MAX_KEYS: usize = 1000;
+
 /// Reads a TOML document into its top table.
 pub fn parse(text: &str) -> Result<Table, Error> {
+    if text.len() > MAX_DOCUMENT {
+        let message = format!("the file has {} bytes, more than a lesson may have ({MAX_DOCUMENT})", text.len());
+        return Err(Error { span: 0..0, message });
+    }
     // A byte order mark is not part of the document.
     let pos = if text.starts_with('\u{feff}') { '\u{feff}'.len_utf8() } else { 0 };
     Parser { text, pos }.document()
@@ -305,8 +317,10 @@ impl Parser<'_> {
         let parent = self.descend(root, &path, false)?;
         let table = Spanned::new(span.clone(), Value::Table(Table::new(Origin::Header)));
         match parent.position(&key.value) {
-            None if array => parent.entries.push((key.clone(), Spanned::new(span, Value::Array(vec![table])))),
-            None => parent.entries.push((key.clone(), table)),
+            None if array => {
+                self.push(parent, key.clone(), Spanned::new(span, Value::Array(vec![table])))?;
+            }
+            None => self.push(parent, key.clone(), table)?,
             Some(i) => {
                 let (old_key, old) = &mut parent.entries[i];
                 match &mut old.value {
@@ -339,7 +353,7 @@ impl Parser<'_> {
                 None => {
                     let origin = if dotted { Origin::Dotted } else { Origin::Implicit };
                     let new = Spanned::new(key.span(), Value::Table(Table::new(origin)));
-                    table.entries.push((key.clone(), new));
+                    self.push(table, key.clone(), new)?;
                     table.entries.len() - 1
                 }
             };
@@ -353,6 +367,14 @@ impl Parser<'_> {
         let table = self.descend(table, &path, true)?;
         if let Some((first, _)) = table.entries.iter().find(|(k, _)| k.value == key.value) {
             return Err(self.duplicate(&key, first));
+        }
+        self.push(table, key, value)
+    }
+
+    /// Adds a new key to `table`, within [`MAX_KEYS`].
+    fn push(&self, table: &mut Table, key: Spanned<String>, value: Spanned<Value>) -> Result<(), Error> {
+        if table.entries.len() >= MAX_KEYS {
+            return Err(Error { span: key.span(), message: format!("a table with more than {MAX_KEYS} keys") });
         }
         table.entries.push((key, value));
         Ok(())
@@ -1039,5 +1061,21 @@ mod tests {
         let long = format!("[{}]\n", vec!["a"; 100].join("."));
         assert_eq!(error(&long), ("a dotted key with too many parts".into(), &long[1..131]));
         assert!(parse(&format!("{} = 1\n", vec!["a"; 60].join("."))).is_ok());
+    }
+
+    #[test]
+    fn tables_and_documents_have_limits() {
+        let keys = |n: usize| (0..n).map(|i| format!("k{i} = {i}\n")).collect::<String>();
+        assert!(parse(&keys(MAX_KEYS)).is_ok());
+        assert_eq!(error(&keys(MAX_KEYS + 1)), (format!("a table with more than {MAX_KEYS} keys"), "k1000"));
+        // Every way of adding a key counts: dotted keys, headers, inline tables.
+        let dotted = (0..=MAX_KEYS).map(|i| format!("t.k{i} = 1\n")).collect::<String>();
+        assert_eq!(error(&dotted).1, "k1000");
+        let headers = (0..=MAX_KEYS).map(|i| format!("[h{i}]\n")).collect::<String>();
+        assert_eq!(error(&headers).1, "h1000");
+        let inline = format!("t = {{{}}}", (0..=MAX_KEYS).map(|i| format!("k{i} = 1")).collect::<Vec<_>>().join(", "));
+        assert_eq!(error(&inline).1, "k1000");
+        let big = format!("a = \"{}\"\n", "x".repeat(MAX_DOCUMENT));
+        assert!(parse(&big).unwrap_err().message.starts_with("the file has 1048583 bytes"));
     }
 }

@@ -28,6 +28,14 @@ use crate::tokenize::tokenize;
 /// The connection a console starts on unless told otherwise.
 pub const DEFAULT_CONNECTION: &str = "default";
 
+/// The most entries one `:fill` makes.
+pub const MAX_FILL: u64 = 1_000_000;
+
+/// The most entries a `:fill` may leave in the session's streams altogether: about what a
+/// browser tab holds comfortably with its undo history, so a link or a script cannot fill one
+/// until it runs out of memory.
+pub const FILL_BUDGET: u64 = 2_000_000;
+
 /// What kind of text an [`Output`] is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum OutputKind {
@@ -267,6 +275,13 @@ impl Console {
             },
             (Some("profile"), None, None) => out.push(Output::new(OutputKind::Info, self.session().profile().to_string())),
             (Some("fill"), Some(key), Some(count)) => match (count.parse::<u64>(), words.next()) {
+                (Ok(count), None) if count > MAX_FILL => {
+                    out.push(error(format!("(error) :fill is limited to {MAX_FILL} entries at a time")))
+                }
+                (Ok(count), None) if self.entries().saturating_add(count) > FILL_BUDGET => out.push(error(format!(
+                    "(error) :fill {count} would take the session's streams past {FILL_BUDGET} entries: \
+                     delete or trim some first"
+                ))),
                 (Ok(count), None) => {
                     let output = self.timeline.fill(key.as_bytes(), count);
                     for reply in &output.replies {
@@ -280,6 +295,17 @@ impl Console {
                 "(error) unknown meta-command ':{meta}': try :as NAME, :clock +MS, :undo, :redo, :profile NAME or :fill KEY COUNT"
             ))),
         }
+    }
+
+    /// The entries in all the session's streams.
+    fn entries(&self) -> u64 {
+        let mut entries = 0;
+        for (_, value) in self.session().keyspace().iter() {
+            if let streamlab_engine::Value::Stream(stream) = value {
+                entries += stream.len();
+            }
+        }
+        entries
     }
 
     /// Switches to the connection `name`, opening it (a recorded step) if it is new.

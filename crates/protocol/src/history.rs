@@ -1,16 +1,27 @@
 //! `Timeline`: a session with its history, so any step can be undone and redone.
 //!
-//! Every change to a session goes through one of four steps — run a command, move the clock,
-//! open or close a connection — and a session is deterministic given its steps and the clock
-//! reading each command used. So the timeline records steps (with that reading) and rebuilds
-//! any earlier state by replaying from the nearest checkpoint, a full copy of the session taken
-//! every [`CHECKPOINT_EVERY`] steps. Undo costs at most that many replayed steps, and memory
-//! grows by one session copy per checkpoint rather than one per step.
+//! Every change to a session goes through one of five steps — run a command, move the clock,
+//! open or close a connection, `:fill` — and a session is deterministic given its steps and the
+//! clock reading each command used. So the timeline records steps (with that reading) and
+//! rebuilds any earlier state by replaying from the nearest checkpoint, a full copy of the
+//! session.
+//!
+//! Where checkpoints go decides the cost of a long session. A copy costs about the session's
+//! size; replaying costs the work of the steps replayed. A checkpoint is taken once the work
+//! done since the last one is at least a fraction of what the copy costs ([`COPY_SHARE`]), and
+//! never closer than [`CHECKPOINT_EVERY`] steps. So copying costs at most a constant times the
+//! work already done (the whole session stays linear in its steps, however large its data),
+//! the checkpoints together hold at most that constant times the work done, and undoing one
+//! step replays at most a quarter of the session's size in work (or 16 steps on a small one).
 
 use crate::session::{ConnId, Delivery, Executed, Session};
 
-/// How many steps separate two checkpoints.
+/// The fewest steps between two checkpoints (on a small session, where copies are cheap).
 pub const CHECKPOINT_EVERY: usize = 16;
+
+/// A checkpoint is due once the work since the last one reaches the session's size divided by
+/// this: a larger share means closer checkpoints (faster undo) and more memory in copies.
+pub const COPY_SHARE: u64 = 4;
 
 /// One change to a session.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -75,14 +86,26 @@ pub struct Timeline {
     records: Vec<Record>,
     /// How many of `records` are applied to `current`; the rest can be redone.
     applied: usize,
-    /// `checkpoints[k]` is the session after `k * CHECKPOINT_EVERY` steps.
-    checkpoints: Vec<Session>,
+    /// `work[i]`: the work of the first `i` steps (see [`work_of`]), so `work[0]` is 0.
+    work: Vec<u64>,
+    /// Copies of the session after as many steps as each position says, in position order; the
+    /// first is the session before any step.
+    checkpoints: Vec<(usize, Session)>,
+    /// The next position at which a checkpoint is considered (see [`Timeline::consider`]).
+    due: usize,
 }
 
 impl Timeline {
     /// A timeline starting at `session`.
     pub fn new(session: Session) -> Timeline {
-        Timeline { checkpoints: vec![session.clone()], current: session, records: Vec::new(), applied: 0 }
+        Timeline {
+            checkpoints: vec![(0, session.clone())],
+            current: session,
+            records: Vec::new(),
+            applied: 0,
+            work: vec![0],
+            due: CHECKPOINT_EVERY,
+        }
     }
 
     /// The session as of the current position.
@@ -92,7 +115,7 @@ impl Timeline {
 
     /// The clock when the history began (the first checkpoint is the session before any step).
     pub fn start_time(&self) -> i64 {
-        self.checkpoints[0].now()
+        self.checkpoints[0].1.now()
     }
 
     /// Every recorded step, including those undone and not yet redone.
@@ -137,14 +160,36 @@ impl Timeline {
     /// Records and applies a step, dropping any undone steps after the current position.
     fn push(&mut self, step: Step) -> StepOutput {
         self.records.truncate(self.applied);
-        self.checkpoints.truncate(self.applied / CHECKPOINT_EVERY + 1);
+        self.work.truncate(self.applied + 1);
+        self.checkpoints.retain(|(position, _)| *position <= self.applied);
         let output = Timeline::apply(&mut self.current, &step);
+        let work = self.work[self.applied] + work_of(&step, &output);
         self.records.push(Record { step, output: output.clone() });
+        self.work.push(work);
         self.applied += 1;
-        if self.applied.is_multiple_of(CHECKPOINT_EVERY) {
-            self.checkpoints.push(self.current.clone());
-        }
+        self.consider();
         output
+    }
+
+    /// Takes a checkpoint of the current session if one is due. Measuring the session walks its
+    /// keys, so it happens only at `due`, which is pushed on to where a checkpoint could first
+    /// pay for itself if the session does not grow.
+    fn consider(&mut self) {
+        let (last, _) = self.checkpoints.last().expect("the first checkpoint is never dropped");
+        let last = *last;
+        if self.applied < last + CHECKPOINT_EVERY || self.applied < self.due {
+            return;
+        }
+        let size = size_of(&self.current);
+        let done = self.work[self.applied] - self.work[last];
+        if done.saturating_mul(COPY_SHARE) >= size {
+            self.checkpoints.push((self.applied, self.current.clone()));
+            self.due = self.applied + CHECKPOINT_EVERY;
+        } else {
+            // At least the remaining work, counted in steps of work 1 (a step is never less).
+            let missing = (size - done * COPY_SHARE).div_ceil(COPY_SHARE);
+            self.due = self.applied + usize::try_from(missing).unwrap_or(usize::MAX).max(1);
+        }
     }
 
     /// Runs a command (reading the clock once) and records it.
@@ -185,20 +230,17 @@ impl Timeline {
         if position == self.applied {
             return;
         }
-        let base = if position > self.applied && position / CHECKPOINT_EVERY == self.applied / CHECKPOINT_EVERY {
-            // Moving forward inside the same checkpoint span: just replay what is missing.
+        let at = self.checkpoints.partition_point(|(p, _)| *p <= position) - 1;
+        let (nearest, copy) = &self.checkpoints[at];
+        // Moving forward past the last checkpoint before the target: replay only what is missing.
+        let base = if position > self.applied && self.applied >= *nearest {
             self.applied
         } else {
-            let k = (position / CHECKPOINT_EVERY).min(self.checkpoints.len() - 1);
-            self.current = self.checkpoints[k].clone();
-            k * CHECKPOINT_EVERY
+            self.current = copy.clone();
+            *nearest
         };
-        for index in base..position {
-            Timeline::apply(&mut self.current, &self.records[index].step);
-            let done = index + 1;
-            if done.is_multiple_of(CHECKPOINT_EVERY) && self.checkpoints.len() == done / CHECKPOINT_EVERY {
-                self.checkpoints.push(self.current.clone());
-            }
+        for record in &self.records[base..position] {
+            Timeline::apply(&mut self.current, &record.step);
         }
         self.applied = position;
     }
@@ -220,6 +262,33 @@ impl Timeline {
         self.seek(self.applied + 1);
         true
     }
+}
+
+/// What a step costs to replay, in units of one small command: its replies' size (a command's
+/// work shows in what it answers) or, for `:fill`, the entries it made.
+fn work_of(step: &Step, output: &StepOutput) -> u64 {
+    let replies = output.replies.iter().chain(output.deliveries.iter().map(|d| &d.reply));
+    let answered: u64 = replies.map(crate::Reply::size).sum();
+    match step {
+        Step::Fill { count, .. } => answered.saturating_add(*count),
+        _ => answered.max(1),
+    }
+}
+
+/// What copying the session costs, in the same units: its keys, entries, pending entries and
+/// consumers (string values by their length).
+fn size_of(session: &Session) -> u64 {
+    let mut size = 1;
+    for (_, value) in session.keyspace().iter() {
+        size += 1 + match value {
+            streamlab_engine::Value::String(bytes) => (bytes.len() / 64) as u64,
+            streamlab_engine::Value::Stream(stream) => {
+                let groups = stream.groups().iter().map(|(_, g)| 1 + g.pel().len() + g.consumers().len());
+                stream.len() + groups.sum::<usize>() as u64
+            }
+        };
+    }
+    size
 }
 
 #[cfg(test)]
@@ -280,5 +349,67 @@ mod tests {
         t.redo();
         assert_eq!(format!("{:?}", t.session().keyspace().stream(b"s").unwrap()), before);
         assert_eq!(t.session().now(), VIRTUAL_EPOCH_MS + 1500);
+    }
+
+    fn copies(t: &Timeline) -> u64 {
+        t.checkpoints.iter().map(|(_, copy)| size_of(copy)).sum()
+    }
+
+    #[test]
+    fn checkpoints_cost_at_most_a_share_of_the_work_done() {
+        // A stream growing one entry per step: copies grow with it, so they must space out.
+        let mut t = Timeline::new(Session::new(Clock::Virtual(VIRTUAL_EPOCH_MS)));
+        let c = t.connect();
+        for i in 1..=20_000 {
+            t.execute(c, args(&format!("XADD s {i}-0 f v")));
+        }
+        let work = t.work[t.applied];
+        assert!(copies(&t) <= COPY_SHARE * work, "{} copied for {work} work", copies(&t));
+        assert!(t.checkpoints.len() < 60, "{} checkpoints", t.checkpoints.len());
+
+        // A big stream and then many small steps: one copy after the fill, none for the pings.
+        let mut t = Timeline::new(Session::new(Clock::Virtual(VIRTUAL_EPOCH_MS)));
+        let c = t.connect();
+        t.fill(b"big", 100_000);
+        for _ in 0..5_000 {
+            t.execute(c, args("PING"));
+        }
+        let positions: Vec<usize> = t.checkpoints.iter().map(|(p, _)| *p).collect();
+        assert_eq!(positions, [0, 16], "one copy once the fill's work paid for it");
+        assert!(t.undo());
+        assert_eq!(xlen(&mut t, c), Reply::Integer(0), "XLEN of s, not big");
+    }
+
+    #[test]
+    fn any_seek_equals_replaying_from_the_start() {
+        let mut rng = 0x2545_f491_4f6c_dd1du64;
+        let mut next = move |n: u64| {
+            rng ^= rng << 13;
+            rng ^= rng >> 7;
+            rng ^= rng << 17;
+            rng % n
+        };
+        let mut t = Timeline::new(Session::new(Clock::Virtual(VIRTUAL_EPOCH_MS)));
+        let c = t.connect();
+        for i in 0..600u64 {
+            match next(10) {
+                0 => drop(t.fill(b"s", next(300))),
+                1 => drop(t.advance(1 + next(1000) as i64)),
+                2 => t.seek(next(t.records().len() as u64 + 1) as usize),
+                3 => drop(t.execute(c, args("XTRIM s MAXLEN 50"))),
+                _ => drop(t.execute(c, args(&format!("XADD s * n {i}")))),
+            }
+        }
+        let steps: Vec<Step> = t.records().iter().map(|r| r.step.clone()).collect();
+        for _ in 0..200 {
+            let position = next(steps.len() as u64 + 1) as usize;
+            t.seek(position);
+            let mut fresh = Session::new(Clock::Virtual(VIRTUAL_EPOCH_MS));
+            for step in &steps[..position] {
+                Timeline::apply(&mut fresh, step);
+            }
+            assert_eq!(format!("{:?}", t.session().keyspace()), format!("{:?}", fresh.keyspace()), "at {position}");
+            assert_eq!(t.session().now(), fresh.now());
+        }
     }
 }

@@ -56,6 +56,25 @@ impl Reply {
     pub fn is_error(&self) -> bool {
         matches!(self, Reply::Error(_))
     }
+
+    /// How many replies this tree holds, itself included (a map pair counts its key and value).
+    pub fn size(&self) -> u64 {
+        let mut size = 1;
+        match self {
+            Reply::Array(items) | Reply::Set(items) | Reply::Push(items) => {
+                for item in items {
+                    size += item.size();
+                }
+            }
+            Reply::Map(pairs) => {
+                for (key, value) in pairs {
+                    size += key.size() + value.size();
+                }
+            }
+            _ => {}
+        }
+        size
+    }
 }
 
 impl Reply {

@@ -1,6 +1,7 @@
 //! Sessions as text: the share fragment (`#profile=...&clock=...&log=...`) that reproduces a
 //! session, and the redis-cli script that replays it against a real server.
 
+use streamlab_protocol::console::{FILL_BUDGET, MAX_FILL};
 use streamlab_protocol::{Profile, VIRTUAL_EPOCH_MS};
 
 /// What a session is made from: an engine profile, a starting clock, an optional big stream
@@ -23,12 +24,15 @@ impl Default for SessionSpec {
     }
 }
 
-/// The largest fill a fragment may ask for.
-pub const MAX_FILL: u64 = 1_000_000;
+/// The most console lines a fragment may carry: more than a browser's longest address holds, so
+/// only a saved session or a script could reach it, and replaying stays a matter of seconds.
+pub const MAX_LOG_LINES: usize = 100_000;
 
 impl SessionSpec {
     /// Reads a fragment (with or without the leading `#`). Missing parts take their defaults;
-    /// unknown parts are ignored so later versions can add some.
+    /// unknown parts are ignored so later versions can add some. A fragment asking for more
+    /// than the playground holds (see [`MAX_LOG_LINES`], [`FILL_BUDGET`]) is refused before
+    /// anything runs.
     pub fn parse(fragment: &str) -> Result<SessionSpec, String> {
         let mut spec = SessionSpec::default();
         let fragment = fragment.strip_prefix('#').unwrap_or(fragment);
@@ -49,7 +53,31 @@ impl SessionSpec {
                 _ => {}
             }
         }
+        spec.check_budget()?;
         Ok(spec)
+    }
+
+    /// Refuses a session too big to replay: too many lines, or fills (the fragment's and the
+    /// log's `:fill` lines together) past what the console would accept.
+    fn check_budget(&self) -> Result<(), String> {
+        let mut lines = 0;
+        let mut filled = self.fill.as_ref().map_or(0, |(_, count)| *count);
+        for line in self.log.lines() {
+            lines += 1;
+            let mut words = line.split_whitespace();
+            if words.next() == Some(":fill") {
+                filled = filled.saturating_add(words.last().and_then(|n| n.parse().ok()).unwrap_or(0));
+            }
+        }
+        if lines > MAX_LOG_LINES {
+            return Err(format!("its log has {lines} lines, and the playground replays at most {MAX_LOG_LINES}"));
+        }
+        if filled > FILL_BUDGET {
+            return Err(format!(
+                "it fills streams with {filled} entries, and the playground holds at most {FILL_BUDGET}"
+            ));
+        }
+        Ok(())
     }
 
     /// The fragment (without `#`) that [`SessionSpec::parse`] reads back to this spec.
@@ -165,6 +193,25 @@ mod tests {
         assert!(SessionSpec::parse("profile=redis-6").unwrap_err().contains("unknown profile 'redis-6'"));
         assert!(SessionSpec::parse("log=%zz").is_err());
         assert_eq!(decode("a+b%C3%A9"), Some("a bé".into()));
+    }
+
+    #[test]
+    fn fragments_asking_for_more_than_the_playground_holds_are_refused() {
+        let refused = |fragment: &str| SessionSpec::parse(fragment).unwrap_err();
+        assert_eq!(refused("fill=big:1000001"), "fill is limited to 1000000 entries");
+        // `:fill` in the log counts as much as the fragment's own fill.
+        assert!(
+            refused("log=%3Afill+big+5000000").contains("5000000 entries"),
+            "{}",
+            refused("log=%3Afill+big+5000000")
+        );
+        let three = "log=%3Afill+a+1000000%0A%3Afill+b+1000000%0A%3Afill+c+1000000";
+        assert!(refused(three).contains("3000000 entries, and the playground holds at most 2000000"));
+        assert!(refused("fill=a:1000000&log=%3Afill+b+1000001").contains("2000001 entries"));
+        assert!(SessionSpec::parse("fill=a:1000000&log=%3Afill+b+1000000").is_ok());
+        let long = format!("log={}", "PING%0A".repeat(MAX_LOG_LINES + 1));
+        assert!(refused(&long).contains("100001 lines"));
+        assert!(SessionSpec::parse(&format!("log={}", "PING%0A".repeat(MAX_LOG_LINES))).is_ok());
     }
 
     #[test]
