@@ -87,6 +87,9 @@ pub(crate) struct Errors<'a> {
     list: Vec<LessonError>,
     /// The parameters' defaults: lines are read with them filled in.
     defaults: Params,
+    /// Where each line after the first starts, so a line number is a search, not a count
+    /// from the top for every one of a long list's lines.
+    newlines: Vec<usize>,
 }
 
 impl Errors<'_> {
@@ -97,7 +100,7 @@ impl Errors<'_> {
     }
 
     pub(crate) fn line_of(&self, span: &Range<usize>) -> usize {
-        crate::error::line_column(self.text, span.start).0
+        1 + self.newlines.partition_point(|&at| at < span.start)
     }
 }
 
@@ -108,7 +111,13 @@ pub fn parse_lesson(file: &str, text: &str) -> Result<Lesson, Vec<LessonError>> 
         Ok(doc) => doc,
         Err(error) => return Err(vec![LessonError::at(file, text, error.span.start, error.message)]),
     };
-    let mut errors = Errors { file, text, list: Vec::new(), defaults: Params::new() };
+    let mut newlines = Vec::new();
+    for (at, byte) in text.bytes().enumerate() {
+        if byte == b'\n' {
+            newlines.push(at);
+        }
+    }
+    let mut errors = Errors { file, text, list: Vec::new(), defaults: Params::new(), newlines };
     let lesson = convert(&Fields::new(&doc, 0..0), &mut errors);
     if errors.list.is_empty() {
         Ok(lesson)

@@ -14,6 +14,9 @@ use crate::quiz::{normalise_reply, numeric_answer};
 use crate::script::{log_of, steps};
 use crate::trail::Trail;
 
+/// How many lines of a section get an invariant check each (see [`Validator::traced`]).
+const INVARIANTS_EVERY_LINE: usize = 1000;
+
 /// The real server a profile's golden trace is compared with, as the oracle's `# oracle:`
 /// header names it; documented-only profiles are skipped.
 fn oracle(profile: &str) -> &'static str {
@@ -177,7 +180,9 @@ impl Validator<'_> {
         what: &str,
     ) -> Vec<String> {
         let mut printed = Vec::new();
-        for (line, step) in steps(lines, variant) {
+        let steps = steps(lines, variant);
+        let last = steps.len().saturating_sub(1);
+        for (n, (line, step)) in steps.into_iter().enumerate() {
             let out = run_one(console, &step, trace);
             if let Some(error) = out.iter().find(|l| l.starts_with("(error)")) {
                 let unknown = error.starts_with("(error) ERR unknown command")
@@ -186,8 +191,12 @@ impl Validator<'_> {
                     self.problem(line, format!("{what} `{}` replied {error}", step.text));
                 }
             }
-            if let Err(broken) = console.session().check_invariants() {
-                self.problem(line, format!("engine invariant broken after `{}`: {broken}", step.text));
+            // A check walks the whole session: after every line of a lesson-sized section,
+            // only at the end of a longer one, which would otherwise cost its length squared.
+            if n < INVARIANTS_EVERY_LINE || n == last {
+                if let Err(broken) = console.session().check_invariants() {
+                    self.problem(line, format!("engine invariant broken after `{}`: {broken}", step.text));
+                }
             }
             printed.extend(out);
         }
