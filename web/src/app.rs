@@ -273,8 +273,10 @@ pub fn App() -> Html {
                 <p>{"The last time this page opened, it was rebuilding a session and never got to \
                      show it: the browser may have run out of memory. It is kept aside, and this \
                      page started without it."}</p>
-                <button onclick={retry}>{"Load it again"}</button>
-                <button onclick={discard}>{"Discard it"}</button>
+                <div class="choices">
+                    <button onclick={retry}>{"Load it again"}</button>
+                    <button onclick={discard}>{"Discard it"}</button>
+                </div>
             </section>
         }
     });

@@ -122,6 +122,9 @@ fn clip(text: String) -> String {
     kept
 }
 
+/// How many of a restored log's last lines are described with what they changed.
+pub const WATCHED_ON_RESTORE: usize = 200;
+
 /// A session, its history, its current snapshot and what each step changed.
 #[derive(Debug, Clone)]
 pub struct Playground {
@@ -162,13 +165,40 @@ impl Playground {
         Playground { console, spec, opened, snapshot, described: Vec::new() }
     }
 
-    /// A playground with `spec`'s log replayed line by line.
+    /// A playground with `spec`'s log replayed line by line. Only the last
+    /// [`WATCHED_ON_RESTORE`] lines get the pictures' before-and-after comparison (what each
+    /// step changed, for the timeline): comparing costs a snapshot per line, which on a big
+    /// session is most of the cost of a long log.
     pub fn restore(spec: &SessionSpec) -> Playground {
         let mut playground = Playground::new(spec);
-        for line in spec.log.lines() {
+        let lines: Vec<&str> = spec.log.lines().collect();
+        let unwatched = lines.len().saturating_sub(WATCHED_ON_RESTORE);
+        for (n, line) in lines.iter().enumerate() {
+            if n < unwatched && profile_switch(line).is_none() {
+                playground.console.run(line);
+                continue;
+            }
+            if n == unwatched {
+                playground.describe_unwatched();
+            }
             playground.run(line);
         }
+        playground.describe_unwatched();
         playground
+    }
+
+    /// Describes the steps recorded since the last description by what they printed only (what
+    /// they changed was not watched), and takes the current snapshot.
+    fn describe_unwatched(&mut self) {
+        let records = self.console.timeline().records();
+        let described: Vec<Described> = records
+            .get(self.described.len()..)
+            .unwrap_or_default()
+            .iter()
+            .map(|r| self.describe(r, Vec::new()))
+            .collect();
+        self.described.extend(described);
+        self.snapshot = view::snapshot(&self.console, &self.opened);
     }
 
     /// A playground over a console that already has a history (a lesson's task start, whose
@@ -179,10 +209,7 @@ impl Playground {
         // The lesson's profile, so the header, Reset and share links keep answering as it does.
         let spec = SessionSpec { clock, profile: console.session().profile(), ..SessionSpec::default() };
         let mut playground = Playground { console, spec, opened, snapshot, described: Vec::new() };
-        // Earlier steps print what they printed; what they changed was not watched.
-        let records = playground.console.timeline().records();
-        let described = records.iter().map(|record| playground.describe(record, Vec::new())).collect();
-        playground.described = described;
+        playground.describe_unwatched();
         playground
     }
 
