@@ -275,13 +275,14 @@ impl Console {
             },
             (Some("profile"), None, None) => out.push(Output::new(OutputKind::Info, self.session().profile().to_string())),
             (Some("fill"), Some(key), Some(count)) => match (count.parse::<u64>(), words.next()) {
+                // The limits are spelled out: `format!` here would grow the grader's wasm.
                 (Ok(count), None) if count > MAX_FILL => {
-                    out.push(error(format!("(error) :fill is limited to {MAX_FILL} entries at a time")))
+                    out.push(error("(error) :fill is limited to 1000000 entries at a time".to_owned()))
                 }
-                (Ok(count), None) if self.entries().saturating_add(count) > FILL_BUDGET => out.push(error(format!(
-                    "(error) :fill {count} would take the session's streams past {FILL_BUDGET} entries: \
-                     delete or trim some first"
-                ))),
+                (Ok(count), None) if self.entries().saturating_add(count) > FILL_BUDGET => out.push(error(
+                    "(error) :fill would take the session's streams past 2000000 entries: delete or trim some first"
+                        .to_owned(),
+                )),
                 (Ok(count), None) => {
                     let output = self.timeline.fill(key.as_bytes(), count);
                     for reply in &output.replies {

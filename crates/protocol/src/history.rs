@@ -161,7 +161,7 @@ impl Timeline {
     fn push(&mut self, step: Step) -> StepOutput {
         self.records.truncate(self.applied);
         self.work.truncate(self.applied + 1);
-        self.checkpoints.retain(|(position, _)| *position <= self.applied);
+        self.checkpoints.truncate(self.checkpoints_upto(self.applied));
         let output = Timeline::apply(&mut self.current, &step);
         let work = self.work[self.applied] + work_of(&step, &output);
         self.records.push(Record { step, output: output.clone() });
@@ -169,6 +169,11 @@ impl Timeline {
         self.applied += 1;
         self.consider();
         output
+    }
+
+    /// How many checkpoints are at or before `position` (at least one: the start).
+    fn checkpoints_upto(&self, position: usize) -> usize {
+        self.checkpoints.partition_point(|(at, _)| *at <= position)
     }
 
     /// Takes a checkpoint of the current session if one is due. Measuring the session walks its
@@ -230,7 +235,7 @@ impl Timeline {
         if position == self.applied {
             return;
         }
-        let at = self.checkpoints.partition_point(|(p, _)| *p <= position) - 1;
+        let at = self.checkpoints_upto(position) - 1;
         let (nearest, copy) = &self.checkpoints[at];
         // Moving forward past the last checkpoint before the target: replay only what is missing.
         let base = if position > self.applied && self.applied >= *nearest {
@@ -267,8 +272,13 @@ impl Timeline {
 /// What a step costs to replay, in units of one small command: its replies' size (a command's
 /// work shows in what it answers) or, for `:fill`, the entries it made.
 fn work_of(step: &Step, output: &StepOutput) -> u64 {
-    let replies = output.replies.iter().chain(output.deliveries.iter().map(|d| &d.reply));
-    let answered: u64 = replies.map(crate::Reply::size).sum();
+    let mut answered = 0;
+    for reply in &output.replies {
+        answered += reply.size();
+    }
+    for delivery in &output.deliveries {
+        answered += delivery.reply.size();
+    }
     match step {
         Step::Fill { count, .. } => answered.saturating_add(*count),
         _ => answered.max(1),
@@ -283,8 +293,11 @@ fn size_of(session: &Session) -> u64 {
         size += 1 + match value {
             streamlab_engine::Value::String(bytes) => (bytes.len() / 64) as u64,
             streamlab_engine::Value::Stream(stream) => {
-                let groups = stream.groups().iter().map(|(_, g)| 1 + g.pel().len() + g.consumers().len());
-                stream.len() + groups.sum::<usize>() as u64
+                let mut size = stream.len();
+                for (_, group) in stream.groups().iter() {
+                    size += 1 + (group.pel().len() + group.consumers().len()) as u64;
+                }
+                size
             }
         };
     }

@@ -224,7 +224,7 @@ fn syntax_errors_point_at_their_bytes() {
 fn tables_and_documents_have_limits() {
     let keys = |n: usize| (0..n).map(|i| format!("k{i} = {i}\n")).collect::<String>();
     assert!(parse(&keys(MAX_KEYS)).is_ok());
-    assert_eq!(error(&keys(MAX_KEYS + 1)), (format!("a table with more than {MAX_KEYS} keys"), "k1000"));
+    assert_eq!(error(&keys(MAX_KEYS + 1)), ("a table with more than 1000 keys".to_owned(), "k1000"));
     // Every way of adding a key counts: dotted keys, headers, inline tables.
     let dotted = (0..=MAX_KEYS).map(|i| format!("t.k{i} = 1\n")).collect::<String>();
     assert_eq!(error(&dotted).1, "k1000");
@@ -233,5 +233,5 @@ fn tables_and_documents_have_limits() {
     let inline = format!("t = {{{}}}", (0..=MAX_KEYS).map(|i| format!("k{i} = 1")).collect::<Vec<_>>().join(", "));
     assert_eq!(error(&inline).1, "k1000");
     let big = format!("a = \"{}\"\n", "x".repeat(MAX_DOCUMENT));
-    assert!(parse(&big).unwrap_err().message.starts_with("the file has 1048583 bytes"));
+    assert_eq!(parse(&big).unwrap_err().message, "the file is larger than a lesson may be (1 MiB)");
 }
