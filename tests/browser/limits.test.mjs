@@ -18,6 +18,7 @@ test('a million-entry link with 9,000 more steps loads, answers and undoes', asy
   await withPage({ fragment }, async (page) => {
     await page.waitForFunction(() => document.querySelector('.position')?.textContent === '9001/9001', null, { timeout: 120_000 });
     console.log(`# the link loaded in ${Date.now() - started} ms (printed, not a limit)`);
+    assert.equal(await page.locator('#loading').count(), 0, 'the loading line goes once the session is drawn');
     await type(page, 'XLEN big');
     assert.equal(await lastEntry(page), 'alice> XLEN big\n(integer) 1000000');
     await type(page, 'XADD big * n last');

@@ -211,6 +211,11 @@ pub fn record_render(first: bool) {
     let body = gloo::utils::body();
     if first {
         let _ = body.set_attribute("data-first-render-ms", &fixed(now_ms(), 1));
+        // index.html's "Loading" line covers the download and the rebuilding of a long
+        // session, which happens before the first render.
+        if let Some(loading) = gloo::utils::document().get_element_by_id("loading") {
+            loading.remove();
+        }
     }
     if let Some(started) = COMMAND_STARTED.with(Cell::take) {
         let _ = body.set_attribute("data-command-ms", &fixed(now_ms() - started, 2));
