@@ -8,8 +8,8 @@
 //!   `streamlab-server` (redis-cli, redis-py, the seed articles' own scripts, ioredis), the
 //!   browser suite against a fresh `dist/`, and the differential checks against real servers
 //!   (the oracles: Redis 8.2.3, and Redis 7.4 / Valkey 9 when installed, under faketime):
-//!   every transcript and every lesson's golden trace, then a bounded run of the random
-//!   differential tester (`crates/difftest`) comparing Redis 8.2.3 with a `streamlab-server`;
+//!   every transcript and every lesson's golden trace, the page's export of hostile share
+//!   links through redis-cli, then a bounded run of the random differential tester (`crates/difftest`) comparing Redis 8.2.3 with a `streamlab-server`;
 //! * `cargo xtask diff [ARGS]` runs the differential tester alone, for as long as asked (its
 //!   options, see `streamlab-difftest --help`), against a private Redis 8.2.3.
 
@@ -352,11 +352,26 @@ fn oracle(files: &[String]) -> Result<(), String> {
     let mut started = Vec::new();
     let compared = compare_with_references(port, files, &mut started);
     let stopped = stop_references(&started);
-    // The differential tester compares with a running clock: a Redis 8.2.3 of its own.
+    // The differential tester compares with a running clock: a Redis 8.2.3 of its own, which
+    // first replays the page's export of hostile share links through redis-cli.
     let real = port + 3;
-    let differential = start_reference(real, "redis-8.2", false)
-        .and_then(|()| differential_against_server(real).and(stop_references(&[real])));
+    let differential = start_reference(real, "redis-8.2", false).and_then(|()| {
+        let exported = export_through_redis_cli(real);
+        let differential = differential_against_server(real);
+        exported.and(differential).and(stop_references(&[real]))
+    });
     compared.and(stopped).and(differential)
+}
+
+/// The page's Export of hostile share links, run through `redis-cli` against the Redis 8.2.3
+/// on `port` (crates/wasm/tests/export_redis_cli.rs, ignored by a plain `cargo test`).
+fn export_through_redis_cli(port: u16) -> Result<(), String> {
+    run(
+        "exported sessions through redis-cli against Redis 8.2.3",
+        cargo()
+            .args(["test", "-p", "streamlab-wasm", "--test", "export_redis_cli", "--", "--ignored"])
+            .env("STREAMLAB_EXPORT_REDIS_PORT", port.to_string()),
+    )
 }
 
 /// Starts the faketime'd references on `port` (8.2), `port + 1` (7.4), `port + 2` (Valkey),
