@@ -8,7 +8,29 @@
 (() => {
   'use strict';
   const params = new URLSearchParams(location.search);
-  const origin = params.get('origin');
+  const problems = [];
+  // An origin given as a URL (`https://course.example/`, or the page's own address) means
+  // that URL's origin: postMessage and event.origin compare origins exactly, so a trailing
+  // slash left as it was let events through and silently dropped every call.
+  let origin = null;
+  const given = params.get('origin');
+  if (given !== null) {
+    try { origin = new URL(given).origin; } catch { origin = 'null'; }
+    if (origin === 'null') {
+      problems.push(`origin must be the embedding page's origin, such as https://course.example, not "${given}"`);
+      origin = null;
+    }
+  }
+  // Where this frame is among its page's frames (cross-origin windows can be compared).
+  let index = 0;
+  while (index < window.parent.frames.length && window.parent.frames[index] !== window) index++;
+  // Where the browser names the page around the frame (Chromium, Safari), it must be `origin`
+  // for the frame to keep a save under that origin's name.
+  const around = location.ancestorOrigins && location.ancestorOrigins[0];
+  const unsaved = !origin
+    ? 'persist=local needs origin=, the embedding page\'s origin: a frame keeps its session for that page only'
+    : `persist=local: this frame was given origin=${origin}, but it is in a page of ${around}`;
+  const frame = { origin: around && around !== origin ? null : origin, index, problems, unsaved };
   const raw = {};
   for (const [key, value] of params) {
     if (key === 'origin') continue;
@@ -25,7 +47,7 @@
     if (origin && window.parent !== window) window.parent.postMessage({ source: 'stream-lab', v: 1, type, payload }, origin);
   };
   for (const type of EVENTS) element.addEventListener(type, (event) => post(type, event.detail));
-  const handle = window.StreamLab.create(element, raw);
+  const handle = window.StreamLab.create(element, raw, frame);
   window.addEventListener('message', async (event) => {
     if (!origin || event.origin !== origin || event.source !== window.parent) return;
     const m = event.data;

@@ -100,23 +100,45 @@
     return (error && error.message) || String(error);
   }
 
-  let count = 0;
+  /** A short name for what a widget shows (FNV-1a of its options), for its default save. */
+  function fingerprint(o, inline) {
+    const what = JSON.stringify([o.mode, o.layout, o.profile, o.lesson, inline && inline.textContent, o.setup, o.attempt]);
+    let hash = 0x811c9dc5;
+    for (let i = 0; i < what.length; i++) hash = Math.imul(hash ^ what.charCodeAt(i), 0x01000193);
+    return `${o.mode}-${(hash >>> 0).toString(36)}`;
+  }
 
-  /** One widget: its element, shadow root, options, engine handle and listeners. */
+  const live = new Set();
+
+  /** One widget: its element, shadow root, options, engine handle and listeners. `frame` is
+   * embed.html's (see embed-frame.js): the origin its saves belong to, where the frame sits
+   * among its page's frames, and what is wrong with its own parameters. */
   class Widget {
-    constructor(host, raw) {
+    constructor(host, raw, frame) {
       this.host = host;
-      this.index = count++;
+      this.frame = frame;
       this.pending = [];
       this.queued = [];
       this.shadow = host.shadowRoot || host.attachShadow({ mode: 'open' });
-      this.frame = el('div', 'sl-frame');
-      this.shadow.replaceChildren(sheet('style.css'), sheet('embed.css'), this.frame);
+      this.box = el('div', 'sl-frame');
+      this.shadow.replaceChildren(sheet('style.css'), sheet('embed.css'), this.box);
       this.ready = new Promise((ok, fail) => { this.settle = { ok, fail }; });
       this.ready.catch(() => {});
       this.inline = host.querySelector(':scope > script[type="application/toml"]');
       const { o, problems } = normalise(raw, !!this.inline);
       this.options = o;
+      if (frame) {
+        problems.push(...frame.problems);
+        if (o.persist === 'local' && !frame.origin) problems.push(frame.unsaved);
+      }
+      // A save named by what the widget shows, so two widgets of a page keep their own: the
+      // frame's place among its page's frames, or how many widgets showing the same come
+      // before this one in the page, tells identical ones apart.
+      this.fingerprint = fingerprint(o, this.inline);
+      const before = [...live].filter((w) => w.fingerprint === this.fingerprint
+        && w.host.compareDocumentPosition(host) & Node.DOCUMENT_POSITION_FOLLOWING);
+      this.ordinal = frame ? frame.index : before.length;
+      live.add(this);
       host.setAttribute('data-theme', o.theme);
       if (o.height) host.style.height = o.height;
       if (problems.length) {
@@ -144,7 +166,7 @@
       const box = el('div', 'sl-placeholder');
       box.append(el('p', '', text));
       if (button) box.append(button);
-      this.frame.replaceChildren(box);
+      this.box.replaceChildren(box);
     }
 
     observeSize() {
@@ -161,7 +183,12 @@
     }
 
     storageKey() {
-      return `streamlab.embed.${this.options.key || this.host.id || `${location.pathname}#${this.index}`}`;
+      const own = `${this.fingerprint}.${this.ordinal}`;
+      // Every page that frames StreamLab shares the frame's storage (per site, or all of it):
+      // a frame's save is kept under the origin it answers to, the only one that can read it
+      // back (by message), whatever `key` another page passes. A tag's storage is its page's.
+      if (this.frame) return `streamlab.embed.frame ${this.frame.origin} ${this.options.key || own}`;
+      return `streamlab.embed.${this.options.key || this.host.id || `${location.pathname}#${own}`}`;
     }
 
     /** Loads the engine (once per page) and mounts this widget; resolves when it is ready. */
@@ -178,7 +205,7 @@
       Promise.all([loadEngine(), this.lessonText()]).then(([m, lesson]) => {
         if (this.destroyed) return;
         const root = el('div');
-        this.frame.replaceChildren(root);
+        this.box.replaceChildren(root);
         // The engine reads its options as a URL query (no JSON reader in the wasm): `setup`
         // repeats, one line each; absent options take their defaults.
         const options = new URLSearchParams({ mode: o.mode, layout: o.layout });
@@ -225,7 +252,17 @@
           queueMicrotask(() => {
             this.saving = false;
             if (!this.widget) return;
-            try { localStorage.setItem(this.storageKey(), this.widget.getState()); } catch { /* storage off */ }
+            try {
+              localStorage.setItem(this.storageKey(), this.widget.getState());
+            } catch {
+              // Full or turned off: the last save stays as it was (a failed setItem changes
+              // nothing), and the learner is told once, without stopping the widget.
+              if (!this.notice) {
+                this.notice = el('p', 'sl-notice', 'Your work here is not being saved: this browser\'s storage for the site is full or turned off.');
+                this.notice.setAttribute('role', 'status');
+                this.box.prepend(this.notice);
+              }
+            }
           });
         }
       }
@@ -237,7 +274,7 @@
       const box = el('div', 'sl-error');
       box.setAttribute('role', 'alert');
       box.append(el('strong', '', 'StreamLab could not start'), el('span', '', message));
-      this.frame.replaceChildren(box);
+      this.box.replaceChildren(box);
       this.settle.fail(new Error(message));
       // After the constructor returns, so listeners added to a fresh handle hear it.
       queueMicrotask(() => this.host.dispatchEvent(new CustomEvent('error', { bubbles: true, composed: true, detail: { message } })));
@@ -279,17 +316,18 @@
       if (this.visibility) this.visibility.disconnect();
       if (this.sizes) this.sizes.disconnect();
       if (this.widget) { this.widget.destroy(); this.widget.free(); this.widget = null; }
-      this.frame.replaceChildren();
+      this.box.replaceChildren();
       widgets.delete(this.host);
+      live.delete(this);
     }
   }
 
   const widgets = new WeakMap();
 
-  function create(element, options = {}) {
+  function create(element, options = {}, frame = undefined) {
     if (!(element instanceof Element)) throw new TypeError('StreamLab.create needs an element');
     if (widgets.has(element)) widgets.get(element).destroy();
-    const widget = new Widget(element, options || {});
+    const widget = new Widget(element, options || {}, frame);
     widgets.set(element, widget);
     return widget.handle;
   }
