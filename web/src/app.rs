@@ -118,9 +118,12 @@ pub fn App() -> Html {
         // Keyed by the lesson's id and version, not the lesson itself: comparing a whole
         // lesson on every render (each command, each clock tick) costs more than the save.
         let saved = state.lesson.as_ref().map(|run| (run.tutor.id().to_owned(), run.tutor.version(), run.progress()));
-        use_effect_with(saved, |saved| {
+        let state = state.clone();
+        use_effect_with(saved, move |saved| {
             if let Some((id, version, progress)) = saved {
-                page::save_progress(id, *version, progress);
+                if let Some(notice) = page::unsaved_notice(page::save_progress(id, *version, progress)) {
+                    state.dispatch(Action::Notice(Some(notice)));
+                }
             }
         });
     }
@@ -135,7 +138,10 @@ pub fn App() -> Html {
             // A lesson's session is not the playground's: it is kept only if the learner
             // takes it to the sandbox.
             if state.lesson.is_none() {
-                page::save_session(&state.lab.borrow().spec().to_fragment());
+                let saved = page::save_session(&state.lab.borrow().spec().to_fragment());
+                if let Some(notice) = page::unsaved_notice(saved) {
+                    state.dispatch(Action::Notice(Some(notice)));
+                }
             }
             page::clear_fragment();
             page::loaded();

@@ -106,9 +106,25 @@ fn set_item(key: &str, value: &str) {
     }
 }
 
-/// Saves the session (as its share fragment) on this machine.
-pub fn save_session(fragment: &str) {
-    save(SESSION_KEY, &JsValue::from_str(fragment));
+/// Saves the session (as its share fragment) on this machine; false when it could not be.
+pub fn save_session(fragment: &str) -> bool {
+    save(SESSION_KEY, &JsValue::from_str(fragment))
+}
+
+thread_local! {
+    static UNSAVED_TOLD: Cell<bool> = const { Cell::new(false) };
+}
+
+/// What to tell the learner after a save of their work (`saved` false when it failed): a
+/// notice the first time one fails on this page load, nothing otherwise. Once, because saves
+/// run after every command and a notice each time would drown the others; what was saved
+/// before stays (a failed `setItem` changes nothing), so the notice says only that the
+/// latest work is not kept.
+pub fn unsaved_notice(saved: bool) -> Option<String> {
+    if saved || UNSAVED_TOLD.with(|told| told.replace(true)) {
+        return None;
+    }
+    Some("Your work is not being saved on this machine: the browser's storage for this site is full or turned off. Share or Export to keep it.".to_owned())
 }
 
 /// Console history remembered across reloads.
@@ -117,7 +133,7 @@ pub fn load_history() -> Vec<String> {
     lines.and_then(|lines| lines.iter().map(|line| line.as_string()).collect()).unwrap_or_default()
 }
 
-/// Remembers the console history.
+/// Remembers the console history (a convenience, not work: a failure goes untold).
 pub fn save_history(history: &[String]) {
     save(HISTORY_KEY, &history.iter().map(|line| JsValue::from_str(line)).collect::<Array>());
 }
@@ -129,6 +145,7 @@ pub fn load_theme() -> String {
 
 /// Applies and remembers a theme.
 pub fn apply_theme(theme: &str) {
+    // A choice the page shows anyway: a failure to remember it goes untold.
     save(THEME_KEY, &JsValue::from_str(theme));
     if let Some(root) = gloo::utils::document().document_element() {
         let _ = root.set_attribute("data-theme", theme);
@@ -143,10 +160,11 @@ fn load(key: &str) -> Option<JsValue> {
     JSON::parse(&text).ok()
 }
 
-/// Saves `value` as JSON under `key` (storage that is full or off is not an error here).
-fn save(key: &str, value: &JsValue) {
-    if let (Some(storage), Ok(text)) = (storage(), JSON::stringify(value)) {
-        let _ = storage.set_item(key, &String::from(text));
+/// Saves `value` as JSON under `key`; false when the storage is full or off.
+fn save(key: &str, value: &JsValue) -> bool {
+    match (storage(), JSON::stringify(value)) {
+        (Some(storage), Ok(text)) => storage.set_item(key, &String::from(text)).is_ok(),
+        _ => false,
     }
 }
 
@@ -246,11 +264,9 @@ pub fn random_attempt() -> u32 {
     (js_sys::Math::random() * 1000.0) as u32
 }
 
-/// Saves progress in a lesson version.
-pub fn save_progress(id: &str, version: u32, progress: &Progress) {
-    if let Some(storage) = storage() {
-        let _ = storage.set_item(&Progress::key(id, version), &progress.to_text());
-    }
+/// Saves progress in a lesson version; false when it could not be.
+pub fn save_progress(id: &str, version: u32, progress: &Progress) -> bool {
+    storage().is_some_and(|storage| storage.set_item(&Progress::key(id, version), &progress.to_text()).is_ok())
 }
 
 /// The `lesson` parameter of the address (`?lesson=ID` or `?lesson=URL`), if any.
