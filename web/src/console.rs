@@ -51,7 +51,7 @@ fn LogItem(props: &LogItemProps) -> Html {
     let Some(entry) = props.log.get(props.index) else { return html! {} };
     html! {
         <div class="log-item">
-            <pre class="in"><span class="prompt">{format!("{}> ", entry.conn)}</span>{&entry.line}</pre>
+            <pre class="in"><span class="prompt"><span class="name" title={entry.conn.clone()}>{&entry.conn}</span>{"> "}</span>{&entry.line}</pre>
             { for entry.output.iter().map(|output| html! { <pre class={classes!("out", output.kind)}>{output.display()}</pre> }) }
             if props.waiting {
                 <p class="waiting"><span class="spinner" aria-hidden="true"></span>{format!("{} is waiting: served when another connection adds data, or when its timeout passes on the clock", entry.conn)}</p>
@@ -203,7 +203,7 @@ pub fn Console(props: &ConsoleProps) -> Html {
         let title = conn.blocked.as_ref().map(|b| format!("blocked on: {}", b.command));
         html! {
             <button class={classes!("tab", selected.then_some("selected"))} aria-pressed={selected.to_string()} {onclick} title={title}>
-                {&conn.name}
+                <span class="name" title={conn.name.clone()}>{&conn.name}</span>
                 { for badges.iter().map(|b| html! { <span class={classes!("badge", (b == "waiting").then_some("wait"))}>{b}</span> }) }
             </button>
         }
@@ -257,7 +257,7 @@ pub fn Console(props: &ConsoleProps) -> Html {
                 <div class="log-items">{ for entries }</div>
             </div>
             <form class="prompt-line" {onsubmit}>
-                <label for="console-input" class="prompt">{format!("{current}>")}</label>
+                <label for="console-input" class="prompt" title={current.clone()}><span class="name">{current.clone()}</span>{">"}</label>
                 <div class="field">
                     <div class="ghost" aria-hidden="true"><span class="typed">{(*input).clone()}</span><span class="hint">{hint.clone()}</span></div>
                     <input id="console-input" ref={input_ref.clone()} type="text" autocomplete="off" autocapitalize="off"

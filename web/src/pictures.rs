@@ -387,7 +387,7 @@ fn lane(group_key: &str, consumer: &ConsumerView, motion: &Motion) -> Html {
     html! {
         <li class="lane" key={consumer.name.clone()}>
             <div class="who">
-                <strong>{&consumer.name}</strong>
+                <strong class="name" title={consumer.name.clone()}>{&consumer.name}</strong>
                 <span class="pending-count">{format!("{} pending", consumer.pending_count)}</span>
                 <small>{format!("{seen} · {active}")}</small>
             </div>

@@ -17,11 +17,16 @@ pub struct TimelineProps {
     pub on_action: Callback<Action>,
 }
 
+/// The connection a step's line is shown as typed on (meta-commands are shown bare).
+fn speaker(step: &StepView) -> Option<&str> {
+    step.conn.as_deref().filter(|_| !step.line.starts_with(':'))
+}
+
 /// A step as the timeline names it: `alice> XADD ...`, or the meta-command.
 fn describe(step: &StepView) -> String {
-    match &step.conn {
-        Some(conn) if !step.line.starts_with(':') => format!("{conn}> {}", step.line),
-        _ => step.line.clone(),
+    match speaker(step) {
+        Some(conn) => format!("{conn}> {}", step.line),
+        None => step.line.clone(),
     }
 }
 
@@ -53,7 +58,13 @@ fn StepRow(props: &StepProps) -> Html {
             <button class="step-go" {onclick} aria-current={props.current.then_some("step")}
                 title={if step.applied { "Go to the state after this step" } else { "Undone: go forward to this step" }}>
                 <span class="n">{step.index}</span>
-                <code>{describe(step)}</code>
+                // A long name is cut (in full on hover), so it cannot widen the timeline.
+                <code>
+                    if let Some(conn) = speaker(step) {
+                        <span class="name" title={conn.to_owned()}>{conn}</span>{"> "}
+                    }
+                    {&step.line}
+                </code>
             </button>
             { for step.output.iter().map(|o| html! { <pre class={classes!("step-reply", o.kind)}>{o.display()}</pre> }) }
             if !step.changes.is_empty() {
@@ -121,7 +132,7 @@ pub fn Timeline(props: &TimelineProps) -> Html {
                 </label>
                 <span class="position">{format!("{}/{}", props.position, props.step_count)}</span>
             </div>
-            <p class="now-step">{value_text}</p>
+            <p class="now-step" title={value_text.clone()}>{value_text}</p>
             if props.step_count == 0 {
                 <p class="empty">{"Each command, clock move and new connection becomes a step here."}</p>
             } else {
