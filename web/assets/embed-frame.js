@@ -4,7 +4,8 @@
  * parameter only (none without it). The parent may call methods with
  * {source: "stream-lab", v: 1, type: "call", payload: {id, method, args}}; the answer comes
  * back as type "result". Messages from another origin or window, or of another shape, are
- * ignored. */
+ * ignored. `origin` given as a URL means its origin; persist=local keeps the session under it
+ * (see storageKey in embed.js). */
 (() => {
   'use strict';
   const params = new URLSearchParams(location.search);
