@@ -150,6 +150,15 @@ fn hostile_share_links_export_only_what_the_page_ran() {
         expected.sort();
         assert_eq!(names, expected);
         assert_eq!(ours[key.as_bytes()], ("stream".to_owned(), count));
+        // The fill's entries are the page's: ids `1-0`..`N-0`, field `n`.
+        let last = redis.call(&[b"XREVRANGE", key.as_bytes(), b"+", b"-", b"COUNT", b"1"]);
+        let entry = |id: String, n: String| {
+            Reply::Array(vec![
+                Reply::Bulk(id.into_bytes()),
+                Reply::Array(vec![Reply::Bulk(b"n".to_vec()), Reply::Bulk(n.into_bytes())]),
+            ])
+        };
+        assert_eq!(last, Reply::Array(vec![entry(format!("{count}-0"), count.to_string())]));
         assert_eq!(ours["流🔥é".as_bytes()], ("string".to_owned(), 2));
         assert!(!pwned.exists(), "the export ran a shell command");
     }
