@@ -22,11 +22,15 @@ use crate::format::{format_reply, quote_bytes, SUBSCRIBE_BANNER};
 use crate::history::{Step, Timeline};
 use crate::profile::Profile;
 use crate::reply::Reply;
-use crate::session::{Clock, ConnId, Delivery, Session, VIRTUAL_EPOCH_MS};
+use crate::session::{Clock, ConnId, Delivery, HostRequest, Session, VIRTUAL_EPOCH_MS};
 use crate::tokenize::tokenize;
 
 /// The connection a console starts on unless told otherwise.
 pub const DEFAULT_CONNECTION: &str = "default";
+
+/// The console's answer to a well-formed SHUTDOWN.
+pub const SHUTDOWN_REFUSED: &str =
+    "ERR SHUTDOWN stops a server process, and this console has none (streamlab-server obeys it)";
 
 /// What kind of text an [`Output`] is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -77,6 +81,9 @@ pub struct Console {
     timeline: Timeline,
     /// Connection names are console labels, not session state: undo does not forget them.
     names: SortedMap<String, ConnId>,
+    /// Named connections CLIENT KILL closed: like redis-cli, the name reconnects (a new
+    /// connection, with a new id) when it next runs a command.
+    closed: Vec<ConnId>,
     current: String,
     interactive: bool,
 }
@@ -117,7 +124,7 @@ impl Console {
         let first = timeline.connect();
         let mut names = SortedMap::new();
         names.insert(DEFAULT_CONNECTION.to_owned(), first);
-        Console { timeline, names, current: DEFAULT_CONNECTION.to_owned(), interactive: false }
+        Console { timeline, names, closed: Vec::new(), current: DEFAULT_CONNECTION.to_owned(), interactive: false }
     }
 
     /// A console whose connections `names` (at least one) are open before its history starts,
@@ -126,7 +133,7 @@ impl Console {
         assert!(!names.is_empty(), "a console needs a connection");
         let names = SortedMap::from_pairs(names.iter().map(|name| ((*name).to_owned(), session.connect())).collect());
         let current = names.iter().min_by_key(|(_, &id)| id).map(|(name, _)| name.clone()).expect("one name");
-        Console { timeline: Timeline::new(session), names, current, interactive: false }
+        Console { timeline: Timeline::new(session), names, closed: Vec::new(), current, interactive: false }
     }
 
     /// Makes the console answer `help` itself and print the SUBSCRIBE banner, as interactive
@@ -225,12 +232,29 @@ impl Console {
             // redis-cli announces a subscription before printing its confirmations.
             out.push(Output::new(OutputKind::Info, SUBSCRIBE_BANNER));
         }
-        let conn = self.current_conn();
-        let executed = self.timeline.execute(conn, args);
+        let mut conn = self.current_conn();
+        if self.closed.contains(&conn) {
+            self.closed.retain(|&c| c != conn);
+            conn = self.timeline.connect();
+            self.names.insert(self.current.clone(), conn);
+        }
+        let (executed, requests) = self.timeline.execute(conn, args);
         for reply in &executed.replies {
             out.push(Output::new(OutputKind::of(reply), format_reply(reply)));
         }
         self.deliveries(executed.deliveries, &mut out);
+        for request in requests {
+            match request {
+                HostRequest::Close(id) => self.closed.push(id),
+                HostRequest::Shutdown { conn: asked, .. } => {
+                    // A page has no server process: SHUTDOWN is understood (its options were
+                    // checked) but refused, where streamlab-server would stop.
+                    let to = (asked != conn).then(|| self.label(asked));
+                    let reply = Reply::Error(SHUTDOWN_REFUSED.to_owned());
+                    out.push(Output { to, text: format_reply(&reply), kind: OutputKind::Error });
+                }
+            }
+        }
         out
     }
 

@@ -97,6 +97,12 @@ pub enum CmdError {
     HelloSyntax(Vec<u8>),
     /// `ERR Unsupported option FOO` (EXPIRE and PEXPIRE flags, echoed as typed).
     UnsupportedOption(Vec<u8>),
+    /// CLIENT KILL TYPE with an unknown type (echoed as typed).
+    UnknownClientType(Vec<u8>),
+    /// CLIENT KILL USER naming a user that does not exist.
+    NoSuchUser(Vec<u8>),
+    /// CONFIG SET maxclients above what the host can serve; carries the value kept.
+    MaxClientsOverLimit(u64),
     /// `ERR CONFIG SET failed (possibly related to argument 'x') - reason`.
     ConfigSetFailed {
         /// The parameter: as typed for name problems, canonical for value problems.
@@ -207,6 +213,20 @@ pub enum Msg {
     NoConfigFile,
     /// BLOCK so large that the deadline would overflow.
     TimeoutOutOfRange,
+    /// CLIENT KILL ip:port matching no connection.
+    NoSuchClient,
+    /// CLIENT KILL ID not a positive integer.
+    ClientIdNotPositive,
+    /// CLIENT KILL MAXAGE not an integer.
+    MaxAgeNotInteger,
+    /// CLIENT KILL MAXAGE not positive.
+    MaxAgeNotPositive,
+    /// CLIENT PAUSE with a mode other than WRITE or ALL.
+    PauseMode,
+    /// SHUTDOWN ABORT with no shutdown waiting.
+    NoShutdownInProgress,
+    /// A command flagged no-multi (SHUTDOWN) sent inside MULTI.
+    NotAllowedInMulti,
     /// XADD with IDMP/IDMPAUTO twice (Redis 8.6; text from the Redis test suite).
     IdmpTwice,
     /// XADD IDMP with an empty producer id.
@@ -295,6 +315,13 @@ impl Msg {
             Msg::ExpireGtAndLt => "ERR GT and LT options at the same time are not compatible",
             Msg::NoConfigFile => "ERR The server is running without a config file",
             Msg::TimeoutOutOfRange => "ERR timeout is out of range",
+            Msg::NoSuchClient => "ERR No such client",
+            Msg::ClientIdNotPositive => "ERR client-id should be greater than 0",
+            Msg::MaxAgeNotInteger => "ERR maxage is not an integer or out of range",
+            Msg::MaxAgeNotPositive => "ERR maxage should be greater than 0",
+            Msg::PauseMode => "ERR CLIENT PAUSE mode must be WRITE or ALL",
+            Msg::NoShutdownInProgress => "ERR No shutdown in progress.",
+            Msg::NotAllowedInMulti => "ERR Command not allowed inside a transaction",
             // Redis 8.6+: docs-only, unverified on a server.
             Msg::IdmpTwice => "ERR IDMP/IDMPAUTO specified multiple times",
             Msg::IdmpEmptyProducer => "ERR IDMP requires a non-empty producer ID",
@@ -400,6 +427,12 @@ impl fmt::Display for CmdError {
                 write!(f, "ERR Unknown option or number of arguments for CONFIG SET - '{}'", show(name))
             }
             CmdError::UnsupportedOption(opt) => write!(f, "ERR Unsupported option {}", show(opt)),
+            CmdError::UnknownClientType(kind) => write!(f, "ERR Unknown client type '{}'", show(kind)),
+            CmdError::NoSuchUser(user) => write!(f, "ERR No such user '{}'", show(user)),
+            CmdError::MaxClientsOverLimit(kept) => write!(
+                f,
+                "ERR CONFIG SET failed (possibly related to argument 'maxclients') - The operating system is not able to handle the specified number of clients, try with {kept}"
+            ),
             CmdError::ConfigSetFailed { name, reason } => {
                 write!(f, "ERR CONFIG SET failed (possibly related to argument '{}') - {reason}", show(name))
             }

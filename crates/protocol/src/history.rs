@@ -7,7 +7,7 @@
 //! every [`CHECKPOINT_EVERY`] steps. Undo costs at most that many replayed steps, and memory
 //! grows by one session copy per checkpoint rather than one per step.
 
-use crate::session::{ConnId, Delivery, Executed, Session};
+use crate::session::{ConnId, Delivery, Executed, HostRequest, Session};
 
 /// How many steps separate two checkpoints.
 pub const CHECKPOINT_EVERY: usize = 16;
@@ -57,6 +57,9 @@ pub struct StepOutput {
     pub replies: Vec<crate::Reply>,
     /// Replies for other connections.
     pub deliveries: Vec<Delivery>,
+    /// What the step asked of the host (connections CLIENT KILL closed, SHUTDOWN). A replay
+    /// drops them: the host acted when the step first ran.
+    pub requests: Vec<HostRequest>,
 }
 
 /// A recorded step and what it produced.
@@ -109,9 +112,12 @@ impl Timeline {
         match step {
             Step::Execute { conn, args, now } => {
                 let Executed { replies, deliveries, .. } = session.execute_at(*conn, args.clone(), *now);
-                StepOutput { replies, deliveries }
+                StepOutput { replies, deliveries, requests: session.take_requests() }
             }
-            Step::AdvanceTo { now } => StepOutput { replies: Vec::new(), deliveries: session.advance_to(*now) },
+            Step::AdvanceTo { now } => {
+                let deliveries = session.advance_to(*now);
+                StepOutput { replies: Vec::new(), deliveries, requests: session.take_requests() }
+            }
             Step::Connect { .. } => {
                 session.connect();
                 StepOutput::default()
@@ -129,7 +135,7 @@ impl Timeline {
                     Ok(None) => crate::Reply::Status("filled 0 entries".to_owned()),
                     Err(error) => crate::Reply::Error(error.to_string()),
                 };
-                StepOutput { replies: vec![reply], deliveries }
+                StepOutput { replies: vec![reply], deliveries, requests: Vec::new() }
             }
         }
     }
@@ -147,12 +153,13 @@ impl Timeline {
         output
     }
 
-    /// Runs a command (reading the clock once) and records it.
-    pub fn execute(&mut self, conn: ConnId, args: Vec<Vec<u8>>) -> Executed {
+    /// Runs a command (reading the clock once) and records it; also returns what it asked of
+    /// the host.
+    pub fn execute(&mut self, conn: ConnId, args: Vec<Vec<u8>>) -> (Executed, Vec<HostRequest>) {
         let now = self.current.clock_reading();
         let close = args.first().is_some_and(|name| name.eq_ignore_ascii_case(b"quit"));
-        let StepOutput { replies, deliveries } = self.push(Step::Execute { conn, args, now });
-        Executed { replies, deliveries, close }
+        let StepOutput { replies, deliveries, requests } = self.push(Step::Execute { conn, args, now });
+        (Executed { replies, deliveries, close }, requests)
     }
 
     /// Moves the clock (see [`Session::advance`]) and records it.
@@ -269,7 +276,7 @@ mod tests {
         let mut t = Timeline::new(Session::new(Clock::Virtual(VIRTUAL_EPOCH_MS)));
         let a = t.connect();
         let b = t.connect();
-        assert!(t.execute(b, args("XREAD BLOCK 1000 STREAMS s $")).replies.is_empty());
+        assert!(t.execute(b, args("XREAD BLOCK 1000 STREAMS s $")).0.replies.is_empty());
         let timed_out = t.advance(1500);
         assert_eq!(timed_out, vec![Delivery { conn: b, reply: Reply::NullArray }]);
         t.execute(a, args("XADD s * f v"));

@@ -56,9 +56,11 @@
 //! pipelined behind a blocked read, is answered as an unknown command when its turn comes.
 
 pub mod config;
+mod limits;
 mod log;
 mod server;
 
+use std::io::Write;
 use std::process::ExitCode;
 
 pub use config::{ClockKind, Config, ConfigError, DebugAccess, Parsed, Port, DEFAULT_PROFILE};
@@ -82,12 +84,14 @@ Options: --port --bind --unixsocket --unixsocketperm --save --appendonly --dir
 /// SIGTERM or SIGINT, exits 0 after closing its listeners.
 pub fn main_with_args(args: &[String]) -> ExitCode {
     match args.first().map(String::as_str) {
+        // Written without println!, which panics when the reader has gone (`| head -1`).
         Some("-h" | "--help") => {
-            println!("{USAGE}");
+            let _ = writeln!(std::io::stdout(), "{USAGE}");
             return ExitCode::SUCCESS;
         }
         Some("-v" | "--version") => {
-            println!(
+            let _ = writeln!(
+                std::io::stdout(),
                 "StreamLab server v={} sha=00000000:0 malloc=libc bits=64 build=streamlab-{}",
                 config::DEFAULT_PROFILE.caps().version,
                 env!("CARGO_PKG_VERSION")
@@ -113,14 +117,16 @@ pub fn main_with_args(args: &[String]) -> ExitCode {
             return ExitCode::FAILURE;
         }
     }
-    let mut signals =
-        match signal_hook::iterator::Signals::new([signal_hook::consts::SIGTERM, signal_hook::consts::SIGINT]) {
-            Ok(signals) => signals,
-            Err(e) => {
-                eprintln!("streamlab-server: cannot install signal handlers: {e}");
-                return ExitCode::FAILURE;
-            }
-        };
+    use signal_hook::consts::{SIGHUP, SIGINT, SIGTERM};
+    // SIGHUP is taken only to be ignored, as Redis ignores it (the default would kill the
+    // server and leave its Unix socket file behind).
+    let mut signals = match signal_hook::iterator::Signals::new([SIGTERM, SIGINT, SIGHUP]) {
+        Ok(signals) => signals,
+        Err(e) => {
+            eprintln!("streamlab-server: cannot install signal handlers: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
     use log::Level::{Notice, Warning};
     log::line(true, Notice, "oO0OoO0OoO0Oo StreamLab is starting oO0OoO0OoO0Oo");
     log::line(
@@ -155,10 +161,14 @@ pub fn main_with_args(args: &[String]) -> ExitCode {
     if server.unix_socket().is_some() {
         log::line(true, Notice, "Ready to accept connections unix");
     }
-    let signal = signals.forever().next().unwrap_or(signal_hook::consts::SIGTERM);
-    let name = if signal == signal_hook::consts::SIGINT { "SIGINT" } else { "SIGTERM" };
-    log::line(true, Warning, &format!("Received {name} scheduling shutdown..."));
-    log::line(true, Notice, "User requested shutdown...");
+    // A client's SHUTDOWN ends the wait too (the loop has logged it).
+    let handle = signals.handle();
+    server.on_shutdown(move || handle.close());
+    if let Some(signal) = signals.forever().find(|&signal| signal != SIGHUP) {
+        let name = if signal == SIGINT { "SIGINT" } else { "SIGTERM" };
+        log::line(true, Warning, &format!("Received {name} scheduling shutdown..."));
+        log::line(true, Notice, "User requested shutdown...");
+    }
     let unix = server.unix_socket().is_some();
     server.shutdown();
     if unix {

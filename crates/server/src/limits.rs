@@ -1,0 +1,85 @@
+//! How many clients the server takes, as Redis decides it: `maxclients` plus descriptors
+//! kept for the server's own files must fit the open-files limit, which is raised at start
+//! when it can be and otherwise lowers `maxclients`, with Redis's log lines. Also the accept
+//! path's guard against a log flood when the process runs out of descriptors anyway.
+
+use std::io;
+use std::time::{Duration, Instant};
+
+use nix::sys::resource::{getrlimit, setrlimit, Resource};
+
+use crate::log::{self, Level};
+
+/// Descriptors kept for the server itself (listeners, epoll, logs), as many as Redis keeps.
+const RESERVED_FDS: u64 = 32;
+
+/// What a client over `maxclients` is told before it is closed.
+pub const MAX_CLIENTS_REACHED: &[u8] = b"-ERR max number of clients reached\r\n";
+
+/// Makes room for `maxclients` clients: raises the open-files limit to `maxclients` + 32 if it
+/// is lower, or as far as the hard limit lets it, and returns the `maxclients` that fits. An
+/// error (the limit cannot hold a single client) carries Redis's message; the server stops.
+pub fn fit_open_files(maxclients: u64, log_enabled: bool) -> io::Result<u64> {
+    let needed = maxclients.saturating_add(RESERVED_FDS);
+    let Ok((soft, hard)) = getrlimit(Resource::RLIMIT_NOFILE) else { return Ok(maxclients) };
+    if soft >= needed {
+        return Ok(maxclients);
+    }
+    match setrlimit(Resource::RLIMIT_NOFILE, needed, needed) {
+        Ok(()) => {
+            log::line(
+                log_enabled,
+                Level::Notice,
+                &format!("Increased maximum number of open files to {needed} (it was originally set to {soft})."),
+            );
+            Ok(maxclients)
+        }
+        Err(error) => {
+            // As much as the hard limit allows, without privileges.
+            let best = if hard > soft && setrlimit(Resource::RLIMIT_NOFILE, hard, hard).is_ok() { hard } else { soft };
+            if best <= RESERVED_FDS {
+                return Err(io::Error::other(format!(
+                    "Your current 'ulimit -n' of {soft} is not enough for the server to start. Please increase your open file limit to at least {needed}. Exiting."
+                )));
+            }
+            let reduced = best - RESERVED_FDS;
+            for line in [
+                format!("You requested maxclients of {maxclients} requiring at least {needed} max file descriptors."),
+                format!("Server can't set maximum open files to {needed} because of OS error: {}.", error.desc()),
+                format!("Current maximum open files is {best}. maxclients has been reduced to {reduced} to compensate for low ulimit. If you need higher maxclients increase 'ulimit -n'."),
+            ] {
+                log::line(log_enabled, Level::Warning, &line);
+            }
+            Ok(reduced)
+        }
+    }
+}
+
+/// How often a failing accept() is logged: once, then at most one line per period saying
+/// how many more failed, instead of a line every retry.
+const ACCEPT_LOG_PERIOD: Duration = Duration::from_secs(10);
+
+/// accept() failures (out of descriptors) since the last line logged.
+#[derive(Default)]
+pub struct AcceptErrors {
+    logged_at: Option<Instant>,
+    unlogged: u64,
+}
+
+impl AcceptErrors {
+    /// Counts a failure and logs it unless a line was logged less than a period ago.
+    pub fn report(&mut self, error: &io::Error, log_enabled: bool) {
+        let now = Instant::now();
+        if self.logged_at.is_some_and(|at| now.duration_since(at) < ACCEPT_LOG_PERIOD) {
+            self.unlogged += 1;
+            return;
+        }
+        let more = match self.unlogged {
+            0 => String::new(),
+            n => format!(" ({n} more since the last report)"),
+        };
+        log::line(log_enabled, Level::Warning, &format!("Accepting client connection: {error}{more}"));
+        self.logged_at = Some(now);
+        self.unlogged = 0;
+    }
+}
