@@ -67,12 +67,12 @@ pub struct AcceptErrors {
 }
 
 impl AcceptErrors {
-    /// Counts a failure and logs it unless a line was logged less than a period ago.
-    pub fn report(&mut self, error: &io::Error, log_enabled: bool) {
-        let now = Instant::now();
+    /// Counts a failure at `now` and logs it unless a line was logged less than a period
+    /// before; returns whether it logged.
+    pub fn report(&mut self, error: &io::Error, now: Instant, log_enabled: bool) -> bool {
         if self.logged_at.is_some_and(|at| now.duration_since(at) < ACCEPT_LOG_PERIOD) {
             self.unlogged += 1;
-            return;
+            return false;
         }
         let more = match self.unlogged {
             0 => String::new(),
@@ -81,5 +81,24 @@ impl AcceptErrors {
         log::line(log_enabled, Level::Warning, &format!("Accepting client connection: {error}{more}"));
         self.logged_at = Some(now);
         self.unlogged = 0;
+        true
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn accept_errors_log_once_per_period() {
+        // The review saw a line every 10 ms retry: 6,000 lines a minute.
+        let mut errors = AcceptErrors::default();
+        let error = io::Error::from_raw_os_error(24);
+        let start = Instant::now();
+        let logged: Vec<bool> =
+            (0..6000u64).map(|i| errors.report(&error, start + Duration::from_millis(10 * i), false)).collect();
+        // Minute-long retries: one line at the start and one per 10 s after it.
+        assert_eq!(logged.iter().filter(|&&l| l).count(), 6);
+        assert!(logged[0] && logged[1000] && !logged[1] && !logged[999]);
     }
 }

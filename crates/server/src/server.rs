@@ -649,7 +649,7 @@ impl EventLoop {
                 Err(e) if e.kind() == io::ErrorKind::WouldBlock => return,
                 Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
                 Err(e) => {
-                    self.accept_errors.report(&e, self.settings.log);
+                    self.accept_errors.report(&e, Instant::now(), self.settings.log);
                     self.retry_accept = Some(Instant::now() + ACCEPT_RETRY);
                     return;
                 }
