@@ -3,9 +3,12 @@
 
 use std::fmt;
 
-/// Bytes shown inside an error message (Redis prints them raw; we need text).
+/// Bytes shown inside an error message: Redis prints them raw, so what is not UTF-8 is
+/// carried as raw-byte characters (see `reply::push_echoed`) for the wire to send as it came.
 fn show(bytes: &[u8]) -> String {
-    String::from_utf8_lossy(bytes).into_owned()
+    let mut text = String::new();
+    crate::reply::push_echoed(&mut text, bytes);
+    text
 }
 
 /// A command error.
@@ -370,11 +373,14 @@ impl fmt::Display for CmdError {
                 // The argument list stops growing once it reaches the limit; each argument is
                 // cut to what still fits.
                 let mut quoted = String::new();
+                // Counted in the bytes Redis counts, not in the text's UTF-8.
+                let mut used = 0;
                 for arg in args {
-                    if quoted.len() >= QUOTE_LIMIT {
+                    if used >= QUOTE_LIMIT {
                         break;
                     }
-                    let room = QUOTE_LIMIT - quoted.len();
+                    let room = QUOTE_LIMIT - used;
+                    used += arg.len().min(room) + 3;
                     quoted.push('\'');
                     quoted.push_str(&show(&arg[..arg.len().min(room)]));
                     quoted.push_str("' ");

@@ -70,8 +70,8 @@ pub struct ClientCounts {
     pub blocking_keys: u64,
     /// Of those, keys a read also wakes on when they disappear (group reads).
     pub blocking_keys_on_nokey: u64,
-    /// A pause in force: whether it holds every command, and the milliseconds left.
-    pub paused: Option<(bool, i64)>,
+    /// The milliseconds left of a WRITE pause in force (an ALL pause holds INFO itself).
+    pub write_paused: Option<i64>,
 }
 
 /// What running a command produced.

@@ -251,9 +251,8 @@ fn clients_section(ctx: &Ctx<'_>) -> String {
     field(&mut out, "total_blocking_keys", &counts.blocking_keys.to_string());
     field(&mut out, "total_blocking_keys_on_nokey", &counts.blocking_keys_on_nokey.to_string());
     if ctx.caps.info == InfoStyle::Valkey {
-        let (reason, actions, left) = match counts.paused {
-            Some((true, left)) => ("client_pause", "all", left),
-            Some((false, left)) => ("client_pause", "write", left),
+        let (reason, actions, left) = match counts.write_paused {
+            Some(left) => ("client_pause", "write", left),
             None => ("none", "none", 0),
         };
         field(&mut out, "paused_reason", reason);

@@ -320,14 +320,8 @@ impl Session {
         counts.watched_keys = watched.len() as u64;
         counts.blocking_keys = blocking.len() as u64;
         counts.blocking_keys_on_nokey = nokey.len() as u64;
-        let pause = self.state.pause;
         let now = self.state.now;
-        let left = |t: Option<i64>| t.filter(|&t| t > now).map(|t| t - now);
-        counts.paused = match (left(pause.all_until), left(pause.write_until)) {
-            (Some(all), _) => Some((true, all)),
-            (None, Some(write)) => Some((false, write)),
-            (None, None) => None,
-        };
+        counts.write_paused = self.state.pause.write_until.filter(|&t| t > now).map(|t| t - now);
         counts
     }
 }
