@@ -22,13 +22,16 @@ use crate::format::{format_reply, quote_bytes, SUBSCRIBE_BANNER};
 use crate::history::{Step, Timeline};
 use crate::profile::Profile;
 use crate::reply::Reply;
-use crate::session::{Clock, ConnId, Delivery, HostRequest, Session, VIRTUAL_EPOCH_MS};
+#[cfg(feature = "host")]
+use crate::session::HostRequest;
+use crate::session::{Clock, ConnId, Delivery, Session, VIRTUAL_EPOCH_MS};
 use crate::tokenize::tokenize;
 
 /// The connection a console starts on unless told otherwise.
 pub const DEFAULT_CONNECTION: &str = "default";
 
 /// The console's answer to a well-formed SHUTDOWN.
+#[cfg(feature = "host")]
 pub const SHUTDOWN_REFUSED: &str =
     "ERR SHUTDOWN stops a server process, and this console has none (streamlab-server obeys it)";
 
@@ -83,6 +86,7 @@ pub struct Console {
     names: SortedMap<String, ConnId>,
     /// Named connections CLIENT KILL closed: like redis-cli, the name reconnects (a new
     /// connection, with a new id) when it next runs a command.
+    #[cfg(feature = "host")]
     closed: Vec<ConnId>,
     current: String,
     interactive: bool,
@@ -124,7 +128,14 @@ impl Console {
         let first = timeline.connect();
         let mut names = SortedMap::new();
         names.insert(DEFAULT_CONNECTION.to_owned(), first);
-        Console { timeline, names, closed: Vec::new(), current: DEFAULT_CONNECTION.to_owned(), interactive: false }
+        Console {
+            timeline,
+            names,
+            #[cfg(feature = "host")]
+            closed: Vec::new(),
+            current: DEFAULT_CONNECTION.to_owned(),
+            interactive: false,
+        }
     }
 
     /// A console whose connections `names` (at least one) are open before its history starts,
@@ -133,7 +144,14 @@ impl Console {
         assert!(!names.is_empty(), "a console needs a connection");
         let names = SortedMap::from_pairs(names.iter().map(|name| ((*name).to_owned(), session.connect())).collect());
         let current = names.iter().min_by_key(|(_, &id)| id).map(|(name, _)| name.clone()).expect("one name");
-        Console { timeline: Timeline::new(session), names, closed: Vec::new(), current, interactive: false }
+        Console {
+            timeline: Timeline::new(session),
+            names,
+            #[cfg(feature = "host")]
+            closed: Vec::new(),
+            current,
+            interactive: false,
+        }
     }
 
     /// Makes the console answer `help` itself and print the SUBSCRIBE banner, as interactive
@@ -232,17 +250,37 @@ impl Console {
             // redis-cli announces a subscription before printing its confirmations.
             out.push(Output::new(OutputKind::Info, SUBSCRIBE_BANNER));
         }
-        let mut conn = self.current_conn();
-        if self.closed.contains(&conn) {
-            self.closed.retain(|&c| c != conn);
-            conn = self.timeline.connect();
-            self.names.insert(self.current.clone(), conn);
-        }
-        let (executed, requests) = self.timeline.execute(conn, args);
+        #[cfg(feature = "host")]
+        let conn = self.reopen_if_killed();
+        #[cfg(not(feature = "host"))]
+        let conn = self.current_conn();
+        let (executed, _requests) = self.timeline.execute(conn, args);
         for reply in &executed.replies {
             out.push(Output::new(OutputKind::of(reply), format_reply(reply)));
         }
         self.deliveries(executed.deliveries, &mut out);
+        // Only the host feature's commands ask anything of the host (the grader has none).
+        #[cfg(feature = "host")]
+        self.host_requests(conn, _requests, &mut out);
+        out
+    }
+
+    /// The current connection, opened anew if CLIENT KILL closed it.
+    #[cfg(feature = "host")]
+    fn reopen_if_killed(&mut self) -> ConnId {
+        let conn = self.current_conn();
+        if !self.closed.contains(&conn) {
+            return conn;
+        }
+        self.closed.retain(|&c| c != conn);
+        let conn = self.timeline.connect();
+        self.names.insert(self.current.clone(), conn);
+        conn
+    }
+
+    /// What a command run on `conn` asked of the console as a host.
+    #[cfg(feature = "host")]
+    fn host_requests(&mut self, conn: ConnId, requests: Vec<HostRequest>, out: &mut Vec<Output>) {
         for request in requests {
             match request {
                 HostRequest::Close(id) => self.closed.push(id),
@@ -255,7 +293,6 @@ impl Console {
                 }
             }
         }
-        out
     }
 
     fn run_meta(&mut self, meta: &str, out: &mut Vec<Output>) {

@@ -100,8 +100,10 @@ pub enum CmdError {
     HelloSyntax(Vec<u8>),
     /// `ERR Unsupported option FOO` (EXPIRE and PEXPIRE flags, echoed as typed).
     UnsupportedOption(Vec<u8>),
+    #[cfg(feature = "host")]
     /// CLIENT KILL TYPE with an unknown type (echoed as typed).
     UnknownClientType(Vec<u8>),
+    #[cfg(feature = "host")]
     /// CLIENT KILL USER naming a user that does not exist.
     NoSuchUser(Vec<u8>),
     /// CONFIG SET maxclients above what the host can serve; carries the value kept.
@@ -216,18 +218,25 @@ pub enum Msg {
     NoConfigFile,
     /// BLOCK so large that the deadline would overflow.
     TimeoutOutOfRange,
+    #[cfg(feature = "host")]
     /// CLIENT KILL ip:port matching no connection.
     NoSuchClient,
+    #[cfg(feature = "host")]
     /// CLIENT KILL ID not a positive integer.
     ClientIdNotPositive,
+    #[cfg(feature = "host")]
     /// CLIENT KILL MAXAGE not an integer.
     MaxAgeNotInteger,
+    #[cfg(feature = "host")]
     /// CLIENT KILL MAXAGE not positive.
     MaxAgeNotPositive,
+    #[cfg(feature = "host")]
     /// CLIENT PAUSE with a mode other than WRITE or ALL.
     PauseMode,
+    #[cfg(feature = "host")]
     /// SHUTDOWN ABORT with no shutdown waiting.
     NoShutdownInProgress,
+    #[cfg(feature = "host")]
     /// A command flagged no-multi (SHUTDOWN) sent inside MULTI.
     NotAllowedInMulti,
     /// XADD with IDMP/IDMPAUTO twice (Redis 8.6; text from the Redis test suite).
@@ -318,12 +327,19 @@ impl Msg {
             Msg::ExpireGtAndLt => "ERR GT and LT options at the same time are not compatible",
             Msg::NoConfigFile => "ERR The server is running without a config file",
             Msg::TimeoutOutOfRange => "ERR timeout is out of range",
+            #[cfg(feature = "host")]
             Msg::NoSuchClient => "ERR No such client",
+            #[cfg(feature = "host")]
             Msg::ClientIdNotPositive => "ERR client-id should be greater than 0",
+            #[cfg(feature = "host")]
             Msg::MaxAgeNotInteger => "ERR maxage is not an integer or out of range",
+            #[cfg(feature = "host")]
             Msg::MaxAgeNotPositive => "ERR maxage should be greater than 0",
+            #[cfg(feature = "host")]
             Msg::PauseMode => "ERR CLIENT PAUSE mode must be WRITE or ALL",
+            #[cfg(feature = "host")]
             Msg::NoShutdownInProgress => "ERR No shutdown in progress.",
+            #[cfg(feature = "host")]
             Msg::NotAllowedInMulti => "ERR Command not allowed inside a transaction",
             // Redis 8.6+: docs-only, unverified on a server.
             Msg::IdmpTwice => "ERR IDMP/IDMPAUTO specified multiple times",
@@ -433,7 +449,9 @@ impl fmt::Display for CmdError {
                 write!(f, "ERR Unknown option or number of arguments for CONFIG SET - '{}'", show(name))
             }
             CmdError::UnsupportedOption(opt) => write!(f, "ERR Unsupported option {}", show(opt)),
+            #[cfg(feature = "host")]
             CmdError::UnknownClientType(kind) => write!(f, "ERR Unknown client type '{}'", show(kind)),
+            #[cfg(feature = "host")]
             CmdError::NoSuchUser(user) => write!(f, "ERR No such user '{}'", show(user)),
             CmdError::MaxClientsOverLimit(kept) => write!(
                 f,

@@ -89,14 +89,18 @@ pub struct Conn {
     /// served (as a server would leave them in the socket buffer).
     backlog: Vec<Vec<Vec<u8>>>,
     /// A command of its waits for CLIENT PAUSE to end (it is first in `backlog`).
+    #[cfg(feature = "host")]
     postponed: bool,
     /// When it connected (session clock), for CLIENT KILL MAXAGE.
+    #[cfg(feature = "host")]
     created: i64,
     /// Where it comes from and what it reached, as its host told (`set_address`).
+    #[cfg(feature = "host")]
     addr: Option<(String, String)>,
 }
 
 impl Conn {
+    #[cfg_attr(not(feature = "host"), allow(unused_variables))]
     fn new(id: ConnId, created: i64) -> Conn {
         Conn {
             id,
@@ -109,25 +113,48 @@ impl Conn {
             patterns: SortedSet::new(),
             blocked: None,
             backlog: Vec::new(),
+            #[cfg(feature = "host")]
             postponed: false,
+            #[cfg(feature = "host")]
             created,
+            #[cfg(feature = "host")]
             addr: None,
         }
     }
 
+    /// RESET: a fresh connection, except for where it comes from and when it came.
+    fn reset(&mut self) {
+        let fresh = Conn::new(self.id, 0);
+        #[cfg(feature = "host")]
+        let fresh = Conn { addr: self.addr.take(), created: self.created, ..fresh };
+        *self = fresh;
+    }
+
     /// The peer address CLIENT LIST and CLIENT KILL show (a placeholder unless the host said).
     fn addr(&self) -> &str {
-        self.addr.as_ref().map_or("127.0.0.1:0", |(addr, _)| addr)
+        #[cfg(feature = "host")]
+        if let Some((addr, _)) = &self.addr {
+            return addr;
+        }
+        "127.0.0.1:0"
     }
 
     /// The local address CLIENT LIST and CLIENT KILL LADDR show.
     fn laddr(&self) -> &str {
-        self.addr.as_ref().map_or("127.0.0.1:6379", |(_, laddr)| laddr)
+        #[cfg(feature = "host")]
+        if let Some((_, laddr)) = &self.addr {
+            return laddr;
+        }
+        "127.0.0.1:6379"
     }
 
     /// Whether its commands wait: in a blocked read, or behind CLIENT PAUSE.
     pub fn waiting(&self) -> bool {
-        self.blocked.is_some() || self.postponed
+        #[cfg(feature = "host")]
+        if self.postponed {
+            return true;
+        }
+        self.blocked.is_some()
     }
 
     /// Whether a MULTI is open.
@@ -200,7 +227,9 @@ struct State {
     /// no look at every connection. Kept by `watch` and `unwatch_all` only.
     watchers: usize,
     /// CLIENT PAUSE, and the connections waiting for it in the order they began to.
+    #[cfg(feature = "host")]
     pause: admin::Pause,
+    #[cfg(feature = "host")]
     postponed: Vec<ConnId>,
     /// `maxclients` and the most the host can serve.
     clients: Clients,
@@ -214,6 +243,7 @@ pub struct Session {
     caps: &'static Capabilities,
     /// What commands asked of the host, until it takes them. Outside `State`: a replay
     /// recomputes state, not the host's past work.
+    #[cfg(feature = "host")]
     requests: Vec<HostRequest>,
 }
 
@@ -243,12 +273,15 @@ impl Session {
                 blocked_order: Vec::new(),
                 deadlines: SortedSet::new(),
                 watchers: 0,
+                #[cfg(feature = "host")]
                 pause: admin::Pause::default(),
+                #[cfg(feature = "host")]
                 postponed: Vec::new(),
                 clients: Clients::default(),
             },
             clock,
             caps,
+            #[cfg(feature = "host")]
             requests: Vec::new(),
         }
     }
@@ -292,6 +325,7 @@ impl Session {
             self.unwatch_all(id);
         }
         self.release(id);
+        #[cfg(feature = "host")]
         self.state.postponed.retain(|&c| c != id);
         self.state.conns.remove(&id);
     }
@@ -463,6 +497,7 @@ impl Session {
         let transaction_control = matches!(name, b"exec" | b"discard" | b"multi" | b"watch" | b"quit" | b"reset");
         if in_multi && !transaction_control {
             let reply = match spec {
+                #[cfg(feature = "host")]
                 Ok(_) if name == b"shutdown" => {
                     if let Some(multi) = self.conn_mut(conn).multi.as_mut() {
                         multi.failed = true;
@@ -541,8 +576,11 @@ impl Session {
     ) -> Result<Outcome, CmdError> {
         let resp3 = self.state.conns[&conn].resp == 3;
         // Only INFO reads the counts, and they take a look at every connection.
-        self.state.clients.counts =
-            if command::is(command::arg(args, 0), "info") { Some(self.client_counts()) } else { None };
+        self.state.clients.counts = if cfg!(feature = "host") && command::is(command::arg(args, 0), "info") {
+            Some(self.client_counts())
+        } else {
+            None
+        };
         let mut ctx = Ctx { db: &mut self.state.db, now, resp3, caps: self.caps, clients: &mut self.state.clients };
         handler(&mut ctx, args)
     }
@@ -750,12 +788,13 @@ impl Session {
                 self.unsubscribe(conn, false, &[], &mut Executed::default());
                 self.unsubscribe(conn, true, &[], &mut Executed::default());
                 self.unwatch_all(conn);
-                let c = self.conn_mut(conn);
-                *c = Conn { addr: c.addr.take(), ..Conn::new(conn, c.created) };
+                self.conn_mut(conn).reset();
                 out.replies.push(Reply::Status("RESET".into()));
             }
+            #[cfg(feature = "host")]
             b"client" if command::is(command::arg(args, 1), "unpause") => self.client_unpause(out),
-            b"client" => out.replies.push(self.client(conn, args, now)?),
+            b"client" => out.replies.push(self.client(conn, args)?),
+            #[cfg(feature = "host")]
             b"shutdown" => self.shutdown(conn, args)?,
             b"hello" => out.replies.push(self.hello(conn, args)?),
             _ => {
@@ -895,12 +934,14 @@ impl Session {
         }
     }
 
-    fn client(&mut self, conn: ConnId, args: &[Vec<u8>], now: i64) -> Result<Reply, CmdError> {
+    fn client(&mut self, conn: ConnId, args: &[Vec<u8>]) -> Result<Reply, CmdError> {
         let sub = command::arg(args, 1).to_ascii_lowercase();
         match sub.as_slice() {
             b"id" => Ok(Reply::Integer(conn as i64)),
+            #[cfg(feature = "host")]
             b"kill" => self.client_kill(conn, args),
-            b"pause" => self.client_pause(args, now),
+            #[cfg(feature = "host")]
+            b"pause" => self.client_pause(args),
             b"getname" => Ok(self.state.conns[&conn].name.clone().map_or(Reply::NullBulk, Reply::Bulk)),
             b"setname" => {
                 let name = command::arg(args, 2);

@@ -98,6 +98,7 @@ pub const COMMANDS: &[CommandSpec] = &[
         "6.0.0",
         "connection",
     ),
+    #[cfg(feature = "host")]
     conn_command(
         "shutdown",
         -1,
@@ -119,18 +120,21 @@ pub const COMMANDS: &[CommandSpec] = &[
             SubSpec { name: "getname", arity: 2, syntax: "", summary: "Returns the name of the connection." },
             SubSpec { name: "setname", arity: 3, syntax: "connection-name", summary: "Sets the connection name." },
             SubSpec { name: "list", arity: -2, syntax: "", summary: "Lists open connections." },
+            #[cfg(feature = "host")]
             SubSpec {
                 name: "kill",
                 arity: -3,
                 syntax: "<ip:port | <ID | ADDR | LADDR | TYPE | USER | SKIPME | MAXAGE> value ...>",
                 summary: "Terminates open connections.",
             },
+            #[cfg(feature = "host")]
             SubSpec {
                 name: "pause",
                 arity: -3,
                 syntax: "timeout [WRITE | ALL]",
                 summary: "Suspends commands processing.",
             },
+            #[cfg(feature = "host")]
             SubSpec {
                 name: "unpause",
                 arity: 2,
