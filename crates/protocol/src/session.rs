@@ -1138,6 +1138,12 @@ impl Session {
                 self.state.deadlines.len()
             ));
         }
+        #[cfg(feature = "host")]
+        for (&id, conn) in &self.state.conns {
+            if conn.postponed != self.state.postponed.contains(&id) || (conn.postponed && conn.backlog.is_empty()) {
+                return Err(format!("connection {id}'s pause bookkeeping disagrees"));
+            }
+        }
         let watchers = self.state.conns.values().filter(|c| !c.watched.is_empty()).count();
         if watchers != self.state.watchers {
             return Err(format!("{watchers} connections watch keys but the count says {}", self.state.watchers));

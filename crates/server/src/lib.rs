@@ -14,13 +14,19 @@
 //! The redis-server options that test harnesses use are understood (see [`config`]):
 //! `--port N` (0 turns TCP off), `--bind ADDR...` (default `127.0.0.1`: loopback only),
 //! `--unixsocket PATH`, `--unixsocketperm OCTAL`, `--save ""`, `--appendonly no`, `--dir PATH`,
-//! `--maxmemory-policy P`, `--enable-debug-command yes|no|local`, `--daemonize no`, and two of
-//! StreamLab's own: `--profile redis-8.2` (the only profile so far) and
-//! `--clock system|virtual`. A first argument that is not an option names a configuration
-//! file with the same directives. Anything else is reported on standard error and ignored.
-//! Log lines go to standard output in redis-server's format, including
-//! `Ready to accept connections tcp` / `unix`. SIGTERM and SIGINT close the listeners, remove
-//! the Unix socket file and exit with status 0.
+//! `--maxmemory-policy P`, `--maxclients N`, `--enable-debug-command yes|no|local`,
+//! `--daemonize no`, and two of StreamLab's own: `--profile NAME` and `--clock system|virtual`.
+//! A first argument that is not an option names a configuration file with the same
+//! directives. Anything else is reported on standard error and ignored. Log lines go to
+//! standard output in redis-server's format, including `Ready to accept connections tcp` /
+//! `unix`. SIGTERM, SIGINT and a client's SHUTDOWN close the listeners, remove the Unix
+//! socket file and exit with status 0; SIGHUP is ignored, as Redis ignores it.
+//!
+//! At start the open-files limit is raised to `maxclients` + 32, or `maxclients` is lowered
+//! to fit it, with Redis's log lines; a client beyond `maxclients` is answered
+//! `-ERR max number of clients reached` and closed, and a failing accept() is logged at most
+//! once per 10 s. SHUTDOWN, CLIENT KILL and CLIENT PAUSE / UNPAUSE work as in Redis (see
+//! `limits.rs` and `server/host.rs`).
 //!
 //! # Connections
 //!
@@ -43,10 +49,12 @@
 //! loopback address. Allowed, it knows:
 //!
 //! * `DEBUG SLEEP <seconds>`: `OK`; the system clock stops the whole server that long (as
-//!   Redis does), the virtual clock moves forward that much instead;
+//!   Redis does), the virtual clock moves forward that much instead; a time Redis does not
+//!   sleep for (negative, NaN, more microseconds than an i64 holds) moves nothing;
 //! * `DEBUG STREAMLAB-CLOCK ADVANCE <ms>`: with `--clock virtual`, moves time forward and serves
-//!   the blocked reads whose timeout passed (their clients get their null reply), and expires
-//!   keys; refused on the system clock;
+//!   the blocked reads whose timeout passed (their clients get their null reply), ends pauses,
+//!   and expires keys; refused on the system clock, and past the end of year 9999 (where
+//!   `*` ids and expiry times would overflow);
 //! * `DEBUG STREAMLAB-CLOCK GET`: the server's time in Unix milliseconds;
 //! * `DEBUG HELP`; any other subcommand gets Redis's "unknown subcommand" error.
 //!
@@ -78,7 +86,7 @@ Examples:
        streamlab-server /etc/redis/6379.conf --loglevel verbose
 
 Options: --port --bind --unixsocket --unixsocketperm --save --appendonly --dir
-         --maxmemory-policy --enable-debug-command --daemonize --profile --clock";
+         --maxmemory-policy --maxclients --enable-debug-command --daemonize --profile --clock";
 
 /// The `streamlab-server` program (also `streamlab server`): reads options, serves until
 /// SIGTERM or SIGINT, exits 0 after closing its listeners.
