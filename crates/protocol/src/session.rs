@@ -167,6 +167,12 @@ impl Conn {
         self.multi.as_ref().map_or(0, |m| m.queue.len())
     }
 
+    /// The commands the open MULTI queued.
+    #[cfg(feature = "host")]
+    fn queued_commands(&self) -> &[Vec<Vec<u8>>] {
+        self.multi.as_ref().map_or(&[], |m| &m.queue)
+    }
+
     /// The blocked read this connection waits on, if any.
     pub fn blocked(&self) -> Option<&Block> {
         self.blocked.as_ref()
@@ -414,7 +420,7 @@ impl Session {
         let now = self.state.now;
         self.state.db.expire_due(now);
         self.resume_due(&mut out.deliveries);
-        if self.postpones(&args) {
+        if self.postpones(conn, &args) {
             self.postpone(conn, args);
             self.shape_deliveries(&mut out.deliveries);
             return out;
@@ -646,7 +652,7 @@ impl Session {
         let mut queued = std::mem::take(&mut self.conn_mut(conn).backlog).into_iter();
         while self.state.conns.get(&conn).is_some_and(|c| !c.waiting()) {
             let Some(args) = queued.next() else { break };
-            if self.postpones(&args) {
+            if self.postpones(conn, &args) {
                 self.postpone(conn, args);
                 break;
             }

@@ -44,7 +44,7 @@ pub(super) struct Pause {
 /// Without the admin commands nothing pauses.
 #[cfg(not(feature = "host"))]
 impl Session {
-    pub(super) fn postpones(&self, _args: &[Vec<u8>]) -> bool {
+    pub(super) fn postpones(&self, _conn: ConnId, _args: &[Vec<u8>]) -> bool {
         false
     }
 

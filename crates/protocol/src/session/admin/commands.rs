@@ -170,14 +170,21 @@ impl Session {
     /// Whether a command must wait for the pause to end: every command in an ALL pause,
     /// writes (and PUBLISH) in a WRITE pause. Unknown and malformed commands are answered at
     /// once, as Redis checks them before the pause.
-    pub(in crate::session) fn postpones(&self, args: &[Vec<u8>]) -> bool {
+    pub(in crate::session) fn postpones(&self, conn: ConnId, args: &[Vec<u8>]) -> bool {
         let now = self.state.now;
         let pause = self.state.pause;
         let all = pause.all_until.is_some_and(|t| now < t);
         if !all && pause.write_until.is_none_or(|t| now >= t) {
             return false;
         }
-        command::check_call(args, self.caps).is_ok_and(|spec| all || spec.write || spec.name == "publish")
+        let writes = |args: &[Vec<u8>]| {
+            command::check_call(args, self.caps).is_ok_and(|spec| spec.write || spec.name == "publish")
+        };
+        let Ok(spec) = command::check_call(args, self.caps) else { return false };
+        // EXEC waits when its transaction would write (observed on Redis 8.2.3).
+        all || writes(args)
+            || (spec.name == "exec"
+                && self.state.conns.get(&conn).is_some_and(|c| c.queued_commands().iter().any(|q| writes(q))))
     }
 
     /// Parks a connection's command until the pause ends.
