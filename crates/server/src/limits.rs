@@ -16,14 +16,26 @@ const RESERVED_FDS: u64 = 32;
 /// What a client over `maxclients` is told before it is closed.
 pub const MAX_CLIENTS_REACHED: &[u8] = b"-ERR max number of clients reached\r\n";
 
+/// What the open-files limit allows: the `maxclients` to use, and the most CONFIG SET may
+/// raise it to later (what the descriptors already hold; the limit is not raised again).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Fit {
+    /// `maxclients`, lowered if the limit could not be raised enough.
+    pub maxclients: u64,
+    /// The open-files limit less the reserved descriptors.
+    pub ceiling: u64,
+}
+
 /// Makes room for `maxclients` clients: raises the open-files limit to `maxclients` + 32 if it
-/// is lower, or as far as the hard limit lets it, and returns the `maxclients` that fits. An
-/// error (the limit cannot hold a single client) carries Redis's message; the server stops.
-pub fn fit_open_files(maxclients: u64, log_enabled: bool) -> io::Result<u64> {
+/// is lower, or as far as the hard limit lets it, and returns what fits. An error (the limit
+/// cannot hold a single client) carries Redis's message; the server stops.
+pub fn fit_open_files(maxclients: u64, log_enabled: bool) -> io::Result<Fit> {
     let needed = maxclients.saturating_add(RESERVED_FDS);
-    let Ok((soft, hard)) = getrlimit(Resource::RLIMIT_NOFILE) else { return Ok(maxclients) };
+    let Ok((soft, hard)) = getrlimit(Resource::RLIMIT_NOFILE) else {
+        return Ok(Fit { maxclients, ceiling: maxclients });
+    };
     if soft >= needed {
-        return Ok(maxclients);
+        return Ok(Fit { maxclients, ceiling: (soft - RESERVED_FDS).min(u64::from(u32::MAX)) });
     }
     match setrlimit(Resource::RLIMIT_NOFILE, needed, needed) {
         Ok(()) => {
@@ -32,7 +44,7 @@ pub fn fit_open_files(maxclients: u64, log_enabled: bool) -> io::Result<u64> {
                 Level::Notice,
                 &format!("Increased maximum number of open files to {needed} (it was originally set to {soft})."),
             );
-            Ok(maxclients)
+            Ok(Fit { maxclients, ceiling: maxclients })
         }
         Err(error) => {
             // As much as the hard limit allows, without privileges.
@@ -50,7 +62,7 @@ pub fn fit_open_files(maxclients: u64, log_enabled: bool) -> io::Result<u64> {
             ] {
                 log::line(log_enabled, Level::Warning, &line);
             }
-            Ok(reduced)
+            Ok(Fit { maxclients: reduced, ceiling: reduced })
         }
     }
 }

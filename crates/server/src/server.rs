@@ -336,7 +336,7 @@ impl Server {
     /// Binds every listener the configuration asks for and starts serving. Errors carry the
     /// message redis-server would log for them.
     pub fn start(config: &Config) -> io::Result<Server> {
-        let maxclients = limits::fit_open_files(config.maxclients, config.log)?;
+        let fit = limits::fit_open_files(config.maxclients, config.log)?;
         let mut listeners = Vec::new();
         let mut tcp = Vec::new();
         let port = match config.port {
@@ -435,7 +435,7 @@ impl Server {
         });
         let mut session = Session::with_profile(clock, config.profile);
         // What the descriptors allow is also the most CONFIG SET maxclients may ask for.
-        session.set_client_limits(maxclients, maxclients);
+        session.set_client_limits(fit.maxclients, fit.ceiling);
         let event_loop = EventLoop {
             poll,
             listeners,

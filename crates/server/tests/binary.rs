@@ -217,6 +217,18 @@ fn a_low_descriptor_limit_lowers_maxclients_and_clients_over_it_are_told() {
     let mut buf = [0u8; 128];
     let n = admin.read(&mut buf).unwrap();
     assert_eq!(&buf[..n], b"*2\r\n$10\r\nmaxclients\r\n$2\r\n96\r\n");
+    // More than the descriptors hold is refused, naming what they hold (as Redis does).
+    admin.write_all(b"CONFIG SET maxclients 200\r\n").unwrap();
+    let mut got = Vec::new();
+    while !got.ends_with(b"\r\n") {
+        let n = admin.read(&mut buf).unwrap();
+        assert!(n > 0, "closed without an answer");
+        got.extend_from_slice(&buf[..n]);
+    }
+    assert_eq!(
+        String::from_utf8_lossy(&got),
+        "-ERR CONFIG SET failed (possibly related to argument 'maxclients') - The operating system is not able to handle the specified number of clients, try with 96\r\n"
+    );
     drop(clients);
     signal(&child, "TERM");
     assert_eq!(wait(&mut child), 0);
