@@ -1,5 +1,6 @@
 //! `streamlab`: the StreamLab command line.
 
+use std::io::Write;
 use std::process::ExitCode;
 
 use streamlab_cli::transcript::{diff, run_script_as};
@@ -45,7 +46,7 @@ fn main() -> ExitCode {
         },
         Some("run") if args.len() == 2 => match std::fs::read_to_string(&args[1]) {
             Ok(text) => {
-                print!("{}", run_script_as(&text, profile));
+                emit(&run_script_as(&text, profile));
                 ExitCode::SUCCESS
             }
             Err(error) => {
@@ -57,7 +58,7 @@ fn main() -> ExitCode {
         Some("check") => check(&args[1..]),
         Some("server") => streamlab_server::main_with_args(&args[1..]),
         Some("-h" | "--help" | "help") => {
-            println!("{USAGE}");
+            emit(&format!("{USAGE}\n"));
             ExitCode::SUCCESS
         }
         _ => {
@@ -65,6 +66,12 @@ fn main() -> ExitCode {
             ExitCode::from(2)
         }
     }
+}
+
+/// Writes to standard output, ignoring a reader that has gone (`streamlab --help | head -1`),
+/// where `print!` would panic.
+fn emit(text: &str) {
+    let _ = std::io::stdout().write_all(text.as_bytes());
 }
 
 fn check(args: &[String]) -> ExitCode {
@@ -75,7 +82,7 @@ fn check(args: &[String]) -> ExitCode {
         return ExitCode::from(2);
     };
     let outcome = streamlab_cli::lessons::check_dir(std::path::Path::new(dir), bless);
-    print!("{}", outcome.text);
+    emit(&outcome.text);
     if outcome.failed == 0 {
         ExitCode::SUCCESS
     } else {
@@ -108,15 +115,15 @@ fn replay(args: &[String], profile: Profile) -> ExitCode {
                 eprintln!("streamlab: {file}: {error}");
                 failed += 1;
             } else {
-                println!("blessed {file}");
+                emit(&format!("blessed {file}\n"));
                 passed += 1;
             }
         } else {
-            println!("FAIL {file}\n{}", diff(&expected, &actual));
+            emit(&format!("FAIL {file}\n{}\n", diff(&expected, &actual)));
             failed += 1;
         }
     }
-    println!("{passed} passed, {failed} failed");
+    emit(&format!("{passed} passed, {failed} failed\n"));
     if failed == 0 {
         ExitCode::SUCCESS
     } else {

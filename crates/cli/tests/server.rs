@@ -34,3 +34,32 @@ fn streamlab_server_subcommand_serves_and_stops_on_sigterm() {
     assert!(!sock.exists());
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// Runs the binary with its standard output going to a pipe whose reader is already gone, as
+/// in `streamlab --help | head -1` once `head` has left: every write fails with EPIPE.
+fn run_into_closed_pipe(args: &[&str]) -> (Option<i32>, String) {
+    let (reader, writer) = std::io::pipe().unwrap();
+    drop(reader);
+    let out = Command::new(env!("CARGO_BIN_EXE_streamlab"))
+        .args(args)
+        .stdin(Stdio::null())
+        .stdout(writer)
+        .stderr(Stdio::piped())
+        .output()
+        .unwrap();
+    (out.status.code(), String::from_utf8_lossy(&out.stderr).into_owned())
+}
+
+#[test]
+fn help_and_run_do_not_panic_when_the_reader_has_gone() {
+    let dir = std::env::temp_dir().join(format!("streamlab-cli-pipe-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("ping.redis");
+    std::fs::write(&file, "PING\n").unwrap();
+    for args in [&["--help"][..], &["server", "--help"], &["server", "--version"], &["run", file.to_str().unwrap()]] {
+        let (code, stderr) = run_into_closed_pipe(args);
+        assert_eq!(code, Some(0), "{args:?}: {stderr}");
+        assert!(!stderr.contains("panicked"), "{args:?}: {stderr}");
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}

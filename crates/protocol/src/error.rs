@@ -3,9 +3,12 @@
 
 use std::fmt;
 
-/// Bytes shown inside an error message (Redis prints them raw; we need text).
+/// Bytes shown inside an error message: Redis prints them raw, so what is not UTF-8 is
+/// carried as raw-byte characters (see `reply::push_echoed`) for the wire to send as it came.
 fn show(bytes: &[u8]) -> String {
-    String::from_utf8_lossy(bytes).into_owned()
+    let mut text = String::new();
+    crate::reply::push_echoed(&mut text, bytes);
+    text
 }
 
 /// A command error.
@@ -97,6 +100,14 @@ pub enum CmdError {
     HelloSyntax(Vec<u8>),
     /// `ERR Unsupported option FOO` (EXPIRE and PEXPIRE flags, echoed as typed).
     UnsupportedOption(Vec<u8>),
+    #[cfg(feature = "host")]
+    /// CLIENT KILL TYPE with an unknown type (echoed as typed).
+    UnknownClientType(Vec<u8>),
+    #[cfg(feature = "host")]
+    /// CLIENT KILL USER naming a user that does not exist.
+    NoSuchUser(Vec<u8>),
+    /// CONFIG SET maxclients above what the host can serve; carries the value kept.
+    MaxClientsOverLimit(u64),
     /// `ERR CONFIG SET failed (possibly related to argument 'x') - reason`.
     ConfigSetFailed {
         /// The parameter: as typed for name problems, canonical for value problems.
@@ -207,6 +218,27 @@ pub enum Msg {
     NoConfigFile,
     /// BLOCK so large that the deadline would overflow.
     TimeoutOutOfRange,
+    #[cfg(feature = "host")]
+    /// CLIENT KILL ip:port matching no connection.
+    NoSuchClient,
+    #[cfg(feature = "host")]
+    /// CLIENT KILL ID not a positive integer.
+    ClientIdNotPositive,
+    #[cfg(feature = "host")]
+    /// CLIENT KILL MAXAGE not an integer.
+    MaxAgeNotInteger,
+    #[cfg(feature = "host")]
+    /// CLIENT KILL MAXAGE not positive.
+    MaxAgeNotPositive,
+    #[cfg(feature = "host")]
+    /// CLIENT PAUSE with a mode other than WRITE or ALL.
+    PauseMode,
+    #[cfg(feature = "host")]
+    /// SHUTDOWN ABORT with no shutdown waiting.
+    NoShutdownInProgress,
+    #[cfg(feature = "host")]
+    /// A command flagged no-multi (SHUTDOWN) sent inside MULTI.
+    NotAllowedInMulti,
     /// XADD with IDMP/IDMPAUTO twice (Redis 8.6; text from the Redis test suite).
     IdmpTwice,
     /// XADD IDMP with an empty producer id.
@@ -295,6 +327,20 @@ impl Msg {
             Msg::ExpireGtAndLt => "ERR GT and LT options at the same time are not compatible",
             Msg::NoConfigFile => "ERR The server is running without a config file",
             Msg::TimeoutOutOfRange => "ERR timeout is out of range",
+            #[cfg(feature = "host")]
+            Msg::NoSuchClient => "ERR No such client",
+            #[cfg(feature = "host")]
+            Msg::ClientIdNotPositive => "ERR client-id should be greater than 0",
+            #[cfg(feature = "host")]
+            Msg::MaxAgeNotInteger => "ERR maxage is not an integer or out of range",
+            #[cfg(feature = "host")]
+            Msg::MaxAgeNotPositive => "ERR maxage should be greater than 0",
+            #[cfg(feature = "host")]
+            Msg::PauseMode => "ERR CLIENT PAUSE mode must be WRITE or ALL",
+            #[cfg(feature = "host")]
+            Msg::NoShutdownInProgress => "ERR No shutdown in progress.",
+            #[cfg(feature = "host")]
+            Msg::NotAllowedInMulti => "ERR Command not allowed inside a transaction",
             // Redis 8.6+: docs-only, unverified on a server.
             Msg::IdmpTwice => "ERR IDMP/IDMPAUTO specified multiple times",
             Msg::IdmpEmptyProducer => "ERR IDMP requires a non-empty producer ID",
@@ -343,11 +389,14 @@ impl fmt::Display for CmdError {
                 // The argument list stops growing once it reaches the limit; each argument is
                 // cut to what still fits.
                 let mut quoted = String::new();
+                // Counted in the bytes Redis counts, not in the text's UTF-8.
+                let mut used = 0;
                 for arg in args {
-                    if quoted.len() >= QUOTE_LIMIT {
+                    if used >= QUOTE_LIMIT {
                         break;
                     }
-                    let room = QUOTE_LIMIT - quoted.len();
+                    let room = QUOTE_LIMIT - used;
+                    used += arg.len().min(room) + 3;
                     quoted.push('\'');
                     quoted.push_str(&show(&arg[..arg.len().min(room)]));
                     quoted.push_str("' ");
@@ -400,6 +449,14 @@ impl fmt::Display for CmdError {
                 write!(f, "ERR Unknown option or number of arguments for CONFIG SET - '{}'", show(name))
             }
             CmdError::UnsupportedOption(opt) => write!(f, "ERR Unsupported option {}", show(opt)),
+            #[cfg(feature = "host")]
+            CmdError::UnknownClientType(kind) => write!(f, "ERR Unknown client type '{}'", show(kind)),
+            #[cfg(feature = "host")]
+            CmdError::NoSuchUser(user) => write!(f, "ERR No such user '{}'", show(user)),
+            CmdError::MaxClientsOverLimit(kept) => write!(
+                f,
+                "ERR CONFIG SET failed (possibly related to argument 'maxclients') - The operating system is not able to handle the specified number of clients, try with {kept}"
+            ),
             CmdError::ConfigSetFailed { name, reason } => {
                 write!(f, "ERR CONFIG SET failed (possibly related to argument '{}') - {reason}", show(name))
             }

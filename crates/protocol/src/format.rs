@@ -83,7 +83,10 @@ fn spans_lines(reply: &Reply) -> bool {
 fn write_reply(out: &mut String, reply: &Reply, indent: &str) {
     let (len, mark, empty) = match reply {
         Reply::Status(s) => return out.push_str(s),
-        Reply::Error(e) => return out.push_str(&format!("(error) {e}")),
+        Reply::Error(e) => {
+            out.push_str("(error) ");
+            return out.push_str(&crate::reply::shown_error(e));
+        }
         Reply::Integer(i) => return out.push_str(&format!("(integer) {i}")),
         Reply::Bulk(b) => return out.push_str(&quote_bytes(b)),
         Reply::NullBulk | Reply::NullArray => return out.push_str("(nil)"),

@@ -14,7 +14,7 @@
 //! the checkpoints together hold at most that constant times the work done, and undoing one
 //! step replays at most a quarter of the session's size in work (or 16 steps on a small one).
 
-use crate::session::{ConnId, Delivery, Executed, Session};
+use crate::session::{ConnId, Delivery, Executed, HostRequest, Session};
 
 /// The fewest steps between two checkpoints (on a small session, where copies are cheap).
 pub const CHECKPOINT_EVERY: usize = 16;
@@ -68,6 +68,9 @@ pub struct StepOutput {
     pub replies: Vec<crate::Reply>,
     /// Replies for other connections.
     pub deliveries: Vec<Delivery>,
+    /// What the step asked of the host (connections CLIENT KILL closed, SHUTDOWN). A replay
+    /// drops them: the host acted when the step first ran.
+    pub requests: Vec<HostRequest>,
 }
 
 /// A recorded step and what it produced.
@@ -132,9 +135,12 @@ impl Timeline {
         match step {
             Step::Execute { conn, args, now } => {
                 let Executed { replies, deliveries, .. } = session.execute_at(*conn, args.clone(), *now);
-                StepOutput { replies, deliveries }
+                StepOutput { replies, deliveries, requests: session.take_requests() }
             }
-            Step::AdvanceTo { now } => StepOutput { replies: Vec::new(), deliveries: session.advance_to(*now) },
+            Step::AdvanceTo { now } => {
+                let deliveries = session.advance_to(*now);
+                StepOutput { replies: Vec::new(), deliveries, requests: session.take_requests() }
+            }
             Step::Connect { .. } => {
                 session.connect();
                 StepOutput::default()
@@ -152,7 +158,7 @@ impl Timeline {
                     Ok(None) => crate::Reply::Status("filled 0 entries".to_owned()),
                     Err(error) => crate::Reply::Error(error.to_string()),
                 };
-                StepOutput { replies: vec![reply], deliveries }
+                StepOutput { replies: vec![reply], deliveries, requests: Vec::new() }
             }
         }
     }
@@ -197,12 +203,13 @@ impl Timeline {
         }
     }
 
-    /// Runs a command (reading the clock once) and records it.
-    pub fn execute(&mut self, conn: ConnId, args: Vec<Vec<u8>>) -> Executed {
+    /// Runs a command (reading the clock once) and records it; also returns what it asked of
+    /// the host.
+    pub fn execute(&mut self, conn: ConnId, args: Vec<Vec<u8>>) -> (Executed, Vec<HostRequest>) {
         let now = self.current.clock_reading();
         let close = args.first().is_some_and(|name| name.eq_ignore_ascii_case(b"quit"));
-        let StepOutput { replies, deliveries } = self.push(Step::Execute { conn, args, now });
-        Executed { replies, deliveries, close }
+        let StepOutput { replies, deliveries, requests } = self.push(Step::Execute { conn, args, now });
+        (Executed { replies, deliveries, close }, requests)
     }
 
     /// Moves the clock (see [`Session::advance`]) and records it.
@@ -351,7 +358,7 @@ mod tests {
         let mut t = Timeline::new(Session::new(Clock::Virtual(VIRTUAL_EPOCH_MS)));
         let a = t.connect();
         let b = t.connect();
-        assert!(t.execute(b, args("XREAD BLOCK 1000 STREAMS s $")).replies.is_empty());
+        assert!(t.execute(b, args("XREAD BLOCK 1000 STREAMS s $")).0.replies.is_empty());
         let timed_out = t.advance(1500);
         assert_eq!(timed_out, vec![Delivery { conn: b, reply: Reply::NullArray }]);
         t.execute(a, args("XADD s * f v"));

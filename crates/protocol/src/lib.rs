@@ -31,5 +31,5 @@ pub use history::{Record, Step, StepOutput, Timeline};
 pub use profile::{Capabilities, Profile, UnknownProfile, PROFILES};
 pub use reply::Reply;
 pub use resp::{decode_reply, encode, encode_into, encode_request, format_double, parse_request, ProtocolError};
-pub use session::{Clock, ConnId, Delivery, Executed, Session, VIRTUAL_EPOCH_MS};
+pub use session::{Clock, ConnId, Delivery, Executed, HostRequest, Session, VIRTUAL_CLOCK_MAX_MS, VIRTUAL_EPOCH_MS};
 pub use tokenize::{tokenize, TokenizeError};

@@ -166,7 +166,17 @@ pub fn encode_into(reply: &Reply, resp3: bool, out: &mut Vec<u8>) {
     }
     fn line(out: &mut Vec<u8>, kind: u8, text: &str) {
         out.push(kind);
-        out.extend(text.bytes().map(|b| if b == b'\r' || b == b'\n' { b' ' } else { b }));
+        let start = out.len();
+        if kind == b'-' {
+            crate::reply::echoed_bytes(text, out);
+        } else {
+            out.extend_from_slice(text.as_bytes());
+        }
+        for b in &mut out[start..] {
+            if *b == b'\r' || *b == b'\n' {
+                *b = b' ';
+            }
+        }
         out.extend_from_slice(b"\r\n");
     }
     fn blob(out: &mut Vec<u8>, kind: u8, parts: &[&[u8]]) {

@@ -10,7 +10,11 @@
 
 use streamlab_engine::{glob_match, AddId, Keyspace, SortedMap, SortedSet, StreamId};
 
-use crate::command::{self, Block, Ctx, Outcome, Run};
+mod admin;
+
+pub use admin::HostRequest;
+
+use crate::command::{self, Block, Clients, Ctx, Outcome, Run};
 use crate::error::{CmdError, Msg};
 use crate::profile::{Capabilities, Profile};
 use crate::reply::Reply;
@@ -33,6 +37,11 @@ pub enum Clock {
 /// The virtual clock's default starting instant (2023-11-14 22:13:20 UTC), fixed so that runs
 /// print the same ids and times on every machine.
 pub const VIRTUAL_EPOCH_MS: i64 = 1_700_000_000_000;
+
+/// The furthest a virtual clock moves: the last millisecond of year 9999. Past it, times
+/// that commands compute from the clock (`SET ... EX`, TIME in microseconds) would overflow,
+/// and a clock pinned at `i64::MAX` would refuse every `XADD *`.
+pub const VIRTUAL_CLOCK_MAX_MS: i64 = 253_402_300_799_999;
 
 /// A reply for a connection other than the one whose command produced it.
 #[derive(Debug, Clone, PartialEq)]
@@ -76,13 +85,23 @@ pub struct Conn {
     channels: SortedSet<Vec<u8>>,
     patterns: SortedSet<Vec<u8>>,
     blocked: Option<Block>,
-    /// Commands that arrived while the connection was blocked, run once it is served (as a
-    /// server would leave them in the socket buffer).
+    /// Commands that arrived while the connection was blocked or paused, run once it is
+    /// served (as a server would leave them in the socket buffer).
     backlog: Vec<Vec<Vec<u8>>>,
+    /// A command of its waits for CLIENT PAUSE to end (it is first in `backlog`).
+    #[cfg(feature = "host")]
+    postponed: bool,
+    /// When it connected (session clock), for CLIENT KILL MAXAGE.
+    #[cfg(feature = "host")]
+    created: i64,
+    /// Where it comes from and what it reached, as its host told (`set_address`).
+    #[cfg(feature = "host")]
+    addr: Option<(String, String)>,
 }
 
 impl Conn {
-    fn new(id: ConnId) -> Conn {
+    #[cfg_attr(not(feature = "host"), allow(unused_variables))]
+    fn new(id: ConnId, created: i64) -> Conn {
         Conn {
             id,
             name: None,
@@ -94,7 +113,48 @@ impl Conn {
             patterns: SortedSet::new(),
             blocked: None,
             backlog: Vec::new(),
+            #[cfg(feature = "host")]
+            postponed: false,
+            #[cfg(feature = "host")]
+            created,
+            #[cfg(feature = "host")]
+            addr: None,
         }
+    }
+
+    /// RESET: a fresh connection, except for where it comes from and when it came.
+    fn reset(&mut self) {
+        let fresh = Conn::new(self.id, 0);
+        #[cfg(feature = "host")]
+        let fresh = Conn { addr: self.addr.take(), created: self.created, ..fresh };
+        *self = fresh;
+    }
+
+    /// The peer address CLIENT LIST and CLIENT KILL show (a placeholder unless the host said).
+    fn addr(&self) -> &str {
+        #[cfg(feature = "host")]
+        if let Some((addr, _)) = &self.addr {
+            return addr;
+        }
+        "127.0.0.1:0"
+    }
+
+    /// The local address CLIENT LIST and CLIENT KILL LADDR show.
+    fn laddr(&self) -> &str {
+        #[cfg(feature = "host")]
+        if let Some((_, laddr)) = &self.addr {
+            return laddr;
+        }
+        "127.0.0.1:6379"
+    }
+
+    /// Whether its commands wait: in a blocked read, or behind CLIENT PAUSE.
+    pub fn waiting(&self) -> bool {
+        #[cfg(feature = "host")]
+        if self.postponed {
+            return true;
+        }
+        self.blocked.is_some()
     }
 
     /// Whether a MULTI is open.
@@ -105,6 +165,12 @@ impl Conn {
     /// Commands queued by the open MULTI.
     pub fn queued(&self) -> usize {
         self.multi.as_ref().map_or(0, |m| m.queue.len())
+    }
+
+    /// The commands the open MULTI queued.
+    #[cfg(feature = "host")]
+    fn queued_commands(&self) -> &[Vec<Vec<u8>>] {
+        self.multi.as_ref().map_or(&[], |m| &m.queue)
     }
 
     /// The blocked read this connection waits on, if any.
@@ -166,6 +232,13 @@ struct State {
     /// How many connections WATCH at least one key: with none, a command's changed keys need
     /// no look at every connection. Kept by `watch` and `unwatch_all` only.
     watchers: usize,
+    /// CLIENT PAUSE, and the connections waiting for it in the order they began to.
+    #[cfg(feature = "host")]
+    pause: admin::Pause,
+    #[cfg(feature = "host")]
+    postponed: Vec<ConnId>,
+    /// `maxclients` and the most the host can serve.
+    clients: Clients,
 }
 
 /// One engine, its clock and its connections, answering as one server profile.
@@ -174,6 +247,10 @@ pub struct Session {
     state: State,
     clock: Clock,
     caps: &'static Capabilities,
+    /// What commands asked of the host, until it takes them. Outside `State`: a replay
+    /// recomputes state, not the host's past work.
+    #[cfg(feature = "host")]
+    requests: Vec<HostRequest>,
 }
 
 impl Session {
@@ -202,9 +279,16 @@ impl Session {
                 blocked_order: Vec::new(),
                 deadlines: SortedSet::new(),
                 watchers: 0,
+                #[cfg(feature = "host")]
+                pause: admin::Pause::default(),
+                #[cfg(feature = "host")]
+                postponed: Vec::new(),
+                clients: Clients::default(),
             },
             clock,
             caps,
+            #[cfg(feature = "host")]
+            requests: Vec::new(),
         }
     }
 
@@ -237,7 +321,7 @@ impl Session {
     pub fn connect(&mut self) -> ConnId {
         let id = self.state.next_conn;
         self.state.next_conn += 1;
-        self.state.conns.insert(id, Conn::new(id));
+        self.state.conns.insert(id, Conn::new(id, self.state.now));
         id
     }
 
@@ -247,6 +331,8 @@ impl Session {
             self.unwatch_all(id);
         }
         self.release(id);
+        #[cfg(feature = "host")]
+        self.state.postponed.retain(|&c| c != id);
         self.state.conns.remove(&id);
     }
 
@@ -258,7 +344,7 @@ impl Session {
     /// The instant [`Session::advance`] by `ms` would move to.
     pub fn advanced_by(&mut self, ms: i64) -> i64 {
         match self.clock {
-            Clock::Virtual(_) => self.state.now.saturating_add(ms.max(0)),
+            Clock::Virtual(_) => self.state.now.saturating_add(ms.max(0)).min(VIRTUAL_CLOCK_MAX_MS.max(self.state.now)),
             Clock::Host(_) => self.read_clock(),
         }
     }
@@ -290,6 +376,8 @@ impl Session {
         self.state.now = self.state.now.max(now);
         let now = self.state.now;
         self.state.db.expire_due(now);
+        let mut deliveries = Vec::new();
+        self.resume_due(&mut deliveries);
         // Reads that time alone can serve (XREADGROUP CLAIM) look again at their keys.
         // Plain loops here and below: each collected adapter chain is its own wasm code.
         let mut retry: Vec<Vec<u8>> = Vec::new();
@@ -301,7 +389,6 @@ impl Session {
         for key in retry {
             self.state.db.signal_ready(&key);
         }
-        let mut deliveries = Vec::new();
         self.after_command(&mut deliveries);
         self.serve_timeouts(now, &mut deliveries);
         self.shape_deliveries(&mut deliveries);
@@ -320,18 +407,24 @@ impl Session {
     /// with the reading it recorded.
     pub fn execute_at(&mut self, conn: ConnId, args: Vec<Vec<u8>>, now: i64) -> Executed {
         if !self.state.conns.contains_key(&conn) {
-            self.state.conns.insert(conn, Conn::new(conn));
+            self.state.conns.insert(conn, Conn::new(conn, self.state.now));
             // Keep future connection ids clear of one opened on the fly.
             self.state.next_conn = self.state.next_conn.max(conn + 1);
         }
         let mut out = Executed::default();
-        if self.state.conns[&conn].blocked.is_some() {
+        if self.state.conns[&conn].waiting() {
             self.conn_mut(conn).backlog.push(args);
             return out;
         }
         self.state.now = self.state.now.max(now);
         let now = self.state.now;
         self.state.db.expire_due(now);
+        self.resume_due(&mut out.deliveries);
+        if self.postpones(conn, &args) {
+            self.postpone(conn, args);
+            self.shape_deliveries(&mut out.deliveries);
+            return out;
+        }
         self.run(conn, args, now, &mut out);
         self.after_command(&mut out.deliveries);
         if self.speaks_resp2(conn) {
@@ -410,6 +503,13 @@ impl Session {
         let transaction_control = matches!(name, b"exec" | b"discard" | b"multi" | b"watch" | b"quit" | b"reset");
         if in_multi && !transaction_control {
             let reply = match spec {
+                #[cfg(feature = "host")]
+                Ok(_) if name == b"shutdown" => {
+                    if let Some(multi) = self.conn_mut(conn).multi.as_mut() {
+                        multi.failed = true;
+                    }
+                    Reply::Error(CmdError::from(Msg::NotAllowedInMulti).to_string())
+                }
                 Err(error) => {
                     if let Some(multi) = self.conn_mut(conn).multi.as_mut() {
                         multi.failed = true;
@@ -481,7 +581,13 @@ impl Session {
         now: i64,
     ) -> Result<Outcome, CmdError> {
         let resp3 = self.state.conns[&conn].resp == 3;
-        let mut ctx = Ctx { db: &mut self.state.db, now, resp3, caps: self.caps };
+        // Only INFO reads the counts, and they take a look at every connection.
+        self.state.clients.counts = if cfg!(feature = "host") && command::is(command::arg(args, 0), "info") {
+            Some(self.client_counts())
+        } else {
+            None
+        };
+        let mut ctx = Ctx { db: &mut self.state.db, now, resp3, caps: self.caps, clients: &mut self.state.clients };
         handler(&mut ctx, args)
     }
 
@@ -535,18 +641,29 @@ impl Session {
     fn unblock(&mut self, conn: ConnId, reply: Reply, deliveries: &mut Vec<Delivery>) {
         self.release(conn);
         deliveries.push(Delivery { conn, reply });
+        self.run_backlog(conn, deliveries);
+    }
+
+    /// Runs what a connection queued while it waited, until it waits again.
+    fn run_backlog(&mut self, conn: ConnId, deliveries: &mut Vec<Delivery>) {
         let now = self.state.now;
         // Nothing joins the backlog while it runs (commands queue only from outside), so it is
         // taken whole; what a command that blocks again leaves unrun goes back, still first.
         let mut queued = std::mem::take(&mut self.conn_mut(conn).backlog).into_iter();
-        while self.state.conns[&conn].blocked.is_none() {
+        while self.state.conns.get(&conn).is_some_and(|c| !c.waiting()) {
             let Some(args) = queued.next() else { break };
+            if self.postpones(conn, &args) {
+                self.postpone(conn, args);
+                break;
+            }
             let mut out = Executed::default();
             self.run(conn, args, now, &mut out);
             deliveries.extend(out.replies.into_iter().map(|reply| Delivery { conn, reply }));
             deliveries.extend(out.deliveries);
         }
-        self.conn_mut(conn).backlog = queued.collect();
+        if let Some(c) = self.state.conns.get_mut(&conn) {
+            c.backlog.extend(queued);
+        }
     }
 
     /// Parks `conn` on a blocked read.
@@ -677,10 +794,14 @@ impl Session {
                 self.unsubscribe(conn, false, &[], &mut Executed::default());
                 self.unsubscribe(conn, true, &[], &mut Executed::default());
                 self.unwatch_all(conn);
-                *self.conn_mut(conn) = Conn::new(conn);
+                self.conn_mut(conn).reset();
                 out.replies.push(Reply::Status("RESET".into()));
             }
+            #[cfg(feature = "host")]
+            b"client" if command::is(command::arg(args, 1), "unpause") => self.client_unpause(out),
             b"client" => out.replies.push(self.client(conn, args)?),
+            #[cfg(feature = "host")]
+            b"shutdown" => self.shutdown(conn, args)?,
             b"hello" => out.replies.push(self.hello(conn, args)?),
             _ => {
                 return Err(CmdError::UnknownCommand {
@@ -823,6 +944,10 @@ impl Session {
         let sub = command::arg(args, 1).to_ascii_lowercase();
         match sub.as_slice() {
             b"id" => Ok(Reply::Integer(conn as i64)),
+            #[cfg(feature = "host")]
+            b"kill" => self.client_kill(conn, args),
+            #[cfg(feature = "host")]
+            b"pause" => self.client_pause(args),
             b"getname" => Ok(self.state.conns[&conn].name.clone().map_or(Reply::NullBulk, Reply::Bulk)),
             b"setname" => {
                 let name = command::arg(args, 2);
@@ -833,14 +958,12 @@ impl Session {
                 Ok(Reply::ok())
             }
             b"list" => {
-                let now = self.state.now;
-                let _ = now;
                 let mut text = String::new();
                 for c in self.state.conns.values() {
                     let name = c.name.as_deref().map(String::from_utf8_lossy).unwrap_or_default();
                     let flags = if c.multi.is_some() {
                         "x"
-                    } else if c.blocked.is_some() {
+                    } else if c.waiting() {
                         "b"
                     } else if c.subscriptions() > 0 {
                         "P"
@@ -848,8 +971,10 @@ impl Session {
                         "N"
                     };
                     text.push_str(&format!(
-                        "id={} addr=127.0.0.1:0 laddr=127.0.0.1:6379 fd=0 name={name} age=0 idle=0 flags={flags} db=0 sub={} psub={} ssub=0 multi={} watch={} resp={} lib-name= lib-ver=\n",
+                        "id={} addr={} laddr={} fd=0 name={name} age=0 idle=0 flags={flags} db=0 sub={} psub={} ssub=0 multi={} watch={} resp={} lib-name= lib-ver=\n",
                         c.id,
+                        c.addr(),
+                        c.laddr(),
                         c.channels.len(),
                         c.patterns.len(),
                         c.multi.as_ref().map_or(-1, |m| m.queue.len() as i64),
@@ -984,7 +1109,11 @@ impl Session {
     /// The earliest deadline among blocked reads, if any has one (Unix ms on the session's
     /// clock): when a host must next serve timeouts.
     pub fn next_deadline(&self) -> Option<i64> {
-        self.state.deadlines.iter().next().map(|&(deadline, _)| deadline)
+        let read = self.state.deadlines.iter().next().map(|&(deadline, _)| deadline);
+        match (read, self.pause_wakeup()) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        }
     }
 
     /// Checks the engine's invariants and the session's own (blocked order matches blocked
@@ -1014,6 +1143,12 @@ impl Session {
                 "{timed} blocked reads have deadlines but the index holds {}",
                 self.state.deadlines.len()
             ));
+        }
+        #[cfg(feature = "host")]
+        for (&id, conn) in &self.state.conns {
+            if conn.postponed != self.state.postponed.contains(&id) || (conn.postponed && conn.backlog.is_empty()) {
+                return Err(format!("connection {id}'s pause bookkeeping disagrees"));
+            }
         }
         let watchers = self.state.conns.values().filter(|c| !c.watched.is_empty()).count();
         if watchers != self.state.watchers {

@@ -66,6 +66,9 @@ pub struct Config {
     pub dir: Option<PathBuf>,
     /// `maxmemory-policy`, accepted and reported by nothing (StreamLab never evicts).
     pub maxmemory_policy: String,
+    /// `maxclients`: the most clients served at once (lowered at start to what the
+    /// open-files limit allows).
+    pub maxclients: u64,
     /// Who may run DEBUG.
     pub debug: DebugAccess,
     /// The server the session answers as.
@@ -87,6 +90,7 @@ impl Default for Config {
             unixsocketperm: None,
             dir: None,
             maxmemory_policy: "noeviction".to_owned(),
+            maxclients: 10_000,
             debug: DebugAccess::No,
             profile: DEFAULT_PROFILE,
             clock: ClockKind::System,
@@ -219,6 +223,17 @@ impl Config {
                 }
                 self.maxmemory_policy = policy;
             }
+            "maxclients" => {
+                // Redis's wording for each way a value can be wrong.
+                let n: i64 = one()?.parse().map_err(|_| fail("argument couldn't be parsed into an integer"))?;
+                if n < 0 {
+                    return Err(fail("argument must be greater or equal to 0"));
+                }
+                if n == 0 || n > i64::from(u32::MAX) {
+                    return Err(fail("argument must be between 1 and 4294967295 inclusive"));
+                }
+                self.maxclients = n as u64;
+            }
             "enable-debug-command" => {
                 self.debug = match one()?.to_ascii_lowercase().as_str() {
                     "yes" => DebugAccess::Yes,
@@ -341,10 +356,13 @@ mod tests {
             &["--enable-debug-command", "maybe"],
             &["--daemonize", "yes"],
             &["--clock", "sundial"],
+            &["--maxclients", "0"],
+            &["--maxclients", "many"],
         ] {
             assert!(parse(bad).is_err(), "{bad:?}");
         }
         assert_eq!(parse(&["--profile", "valkey-9"]).unwrap().config.profile, Profile::Valkey9);
+        assert_eq!(parse(&["--maxclients", "96"]).unwrap().config.maxclients, 96);
         let error = parse(&["--profile", "redis-9.9"]).unwrap_err();
         assert!(error.reason.contains("unknown profile 'redis-9.9'"), "{error}");
         assert!(error.to_string().contains(">>> 'profile \"redis-9.9\"'"));

@@ -14,13 +14,19 @@
 //! The redis-server options that test harnesses use are understood (see [`config`]):
 //! `--port N` (0 turns TCP off), `--bind ADDR...` (default `127.0.0.1`: loopback only),
 //! `--unixsocket PATH`, `--unixsocketperm OCTAL`, `--save ""`, `--appendonly no`, `--dir PATH`,
-//! `--maxmemory-policy P`, `--enable-debug-command yes|no|local`, `--daemonize no`, and two of
-//! StreamLab's own: `--profile redis-8.2` (the only profile so far) and
-//! `--clock system|virtual`. A first argument that is not an option names a configuration
-//! file with the same directives. Anything else is reported on standard error and ignored.
-//! Log lines go to standard output in redis-server's format, including
-//! `Ready to accept connections tcp` / `unix`. SIGTERM and SIGINT close the listeners, remove
-//! the Unix socket file and exit with status 0.
+//! `--maxmemory-policy P`, `--maxclients N`, `--enable-debug-command yes|no|local`,
+//! `--daemonize no`, and two of StreamLab's own: `--profile NAME` and `--clock system|virtual`.
+//! A first argument that is not an option names a configuration file with the same
+//! directives. Anything else is reported on standard error and ignored. Log lines go to
+//! standard output in redis-server's format, including `Ready to accept connections tcp` /
+//! `unix`. SIGTERM, SIGINT and a client's SHUTDOWN close the listeners, remove the Unix
+//! socket file and exit with status 0; SIGHUP is ignored, as Redis ignores it.
+//!
+//! At start the open-files limit is raised to `maxclients` + 32, or `maxclients` is lowered
+//! to fit it, with Redis's log lines; a client beyond `maxclients` is answered
+//! `-ERR max number of clients reached` and closed, and a failing accept() is logged at most
+//! once per 10 s. SHUTDOWN, CLIENT KILL and CLIENT PAUSE / UNPAUSE work as in Redis (see
+//! `limits.rs` and `server/host.rs`).
 //!
 //! # Connections
 //!
@@ -43,10 +49,12 @@
 //! loopback address. Allowed, it knows:
 //!
 //! * `DEBUG SLEEP <seconds>`: `OK`; the system clock stops the whole server that long (as
-//!   Redis does), the virtual clock moves forward that much instead;
+//!   Redis does), the virtual clock moves forward that much instead; a time Redis does not
+//!   sleep for (negative, NaN, more microseconds than an i64 holds) moves nothing;
 //! * `DEBUG STREAMLAB-CLOCK ADVANCE <ms>`: with `--clock virtual`, moves time forward and serves
-//!   the blocked reads whose timeout passed (their clients get their null reply), and expires
-//!   keys; refused on the system clock;
+//!   the blocked reads whose timeout passed (their clients get their null reply), ends pauses,
+//!   and expires keys; refused on the system clock, and past the end of year 9999 (where
+//!   `*` ids and expiry times would overflow);
 //! * `DEBUG STREAMLAB-CLOCK GET`: the server's time in Unix milliseconds;
 //! * `DEBUG HELP`; any other subcommand gets Redis's "unknown subcommand" error.
 //!
@@ -56,9 +64,11 @@
 //! pipelined behind a blocked read, is answered as an unknown command when its turn comes.
 
 pub mod config;
+mod limits;
 mod log;
 mod server;
 
+use std::io::Write;
 use std::process::ExitCode;
 
 pub use config::{ClockKind, Config, ConfigError, DebugAccess, Parsed, Port, DEFAULT_PROFILE};
@@ -76,18 +86,20 @@ Examples:
        streamlab-server /etc/redis/6379.conf --loglevel verbose
 
 Options: --port --bind --unixsocket --unixsocketperm --save --appendonly --dir
-         --maxmemory-policy --enable-debug-command --daemonize --profile --clock";
+         --maxmemory-policy --maxclients --enable-debug-command --daemonize --profile --clock";
 
 /// The `streamlab-server` program (also `streamlab server`): reads options, serves until
 /// SIGTERM or SIGINT, exits 0 after closing its listeners.
 pub fn main_with_args(args: &[String]) -> ExitCode {
     match args.first().map(String::as_str) {
+        // Written without println!, which panics when the reader has gone (`| head -1`).
         Some("-h" | "--help") => {
-            println!("{USAGE}");
+            let _ = writeln!(std::io::stdout(), "{USAGE}");
             return ExitCode::SUCCESS;
         }
         Some("-v" | "--version") => {
-            println!(
+            let _ = writeln!(
+                std::io::stdout(),
                 "StreamLab server v={} sha=00000000:0 malloc=libc bits=64 build=streamlab-{}",
                 config::DEFAULT_PROFILE.caps().version,
                 env!("CARGO_PKG_VERSION")
@@ -113,14 +125,16 @@ pub fn main_with_args(args: &[String]) -> ExitCode {
             return ExitCode::FAILURE;
         }
     }
-    let mut signals =
-        match signal_hook::iterator::Signals::new([signal_hook::consts::SIGTERM, signal_hook::consts::SIGINT]) {
-            Ok(signals) => signals,
-            Err(e) => {
-                eprintln!("streamlab-server: cannot install signal handlers: {e}");
-                return ExitCode::FAILURE;
-            }
-        };
+    use signal_hook::consts::{SIGHUP, SIGINT, SIGTERM};
+    // SIGHUP is taken only to be ignored, as Redis ignores it (the default would kill the
+    // server and leave its Unix socket file behind).
+    let mut signals = match signal_hook::iterator::Signals::new([SIGTERM, SIGINT, SIGHUP]) {
+        Ok(signals) => signals,
+        Err(e) => {
+            eprintln!("streamlab-server: cannot install signal handlers: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
     use log::Level::{Notice, Warning};
     log::line(true, Notice, "oO0OoO0OoO0Oo StreamLab is starting oO0OoO0OoO0Oo");
     log::line(
@@ -155,10 +169,14 @@ pub fn main_with_args(args: &[String]) -> ExitCode {
     if server.unix_socket().is_some() {
         log::line(true, Notice, "Ready to accept connections unix");
     }
-    let signal = signals.forever().next().unwrap_or(signal_hook::consts::SIGTERM);
-    let name = if signal == signal_hook::consts::SIGINT { "SIGINT" } else { "SIGTERM" };
-    log::line(true, Warning, &format!("Received {name} scheduling shutdown..."));
-    log::line(true, Notice, "User requested shutdown...");
+    // A client's SHUTDOWN ends the wait too (the loop has logged it).
+    let handle = signals.handle();
+    server.on_shutdown(move || handle.close());
+    if let Some(signal) = signals.forever().find(|&signal| signal != SIGHUP) {
+        let name = if signal == SIGINT { "SIGINT" } else { "SIGTERM" };
+        log::line(true, Warning, &format!("Received {name} scheduling shutdown..."));
+        log::line(true, Notice, "User requested shutdown...");
+    }
     let unix = server.unix_socket().is_some();
     server.shutdown();
     if unix {

@@ -17,7 +17,7 @@ use std::os::unix::fs::PermissionsExt;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
@@ -25,12 +25,15 @@ use mio::net::{TcpListener, TcpStream, UnixListener, UnixStream};
 use mio::{Events, Interest, Poll, Token, Waker};
 use streamlab_protocol::command::is;
 use streamlab_protocol::{
-    encode, encode_into, parse_request, Clock, CmdError, ConnId, Delivery, ProtocolError, Reply, Session,
-    VIRTUAL_EPOCH_MS,
+    encode, encode_into, parse_request, Clock, CmdError, ConnId, Delivery, HostRequest, ProtocolError, Reply, Session,
+    VIRTUAL_CLOCK_MAX_MS, VIRTUAL_EPOCH_MS,
 };
 
 use crate::config::{ClockKind, Config, DebugAccess, Port};
+use crate::limits::{self, AcceptErrors, MAX_CLIENTS_REACHED};
 use crate::log::{self, Level};
+
+mod host;
 
 /// A client whose unparsed input grows past this is closed, as Redis closes clients past
 /// `client-query-buffer-limit` (1 GB).
@@ -184,9 +187,9 @@ impl Core {
         self.session.conn(id).is_some_and(|c| c.resp == 3)
     }
 
-    /// Whether the connection waits in a blocked read.
+    /// Whether the connection waits (in a blocked read, or behind CLIENT PAUSE).
     fn blocked(&self, id: ConnId) -> bool {
-        self.session.conn(id).is_some_and(|c| c.blocked().is_some())
+        self.session.conn(id).is_some_and(|c| c.waiting())
     }
 
     fn queue_read(&mut self, id: ConnId) {
@@ -289,6 +292,22 @@ struct Settings {
 struct Shared {
     stop: AtomicBool,
     waker: Waker,
+    /// A client's SHUTDOWN stopped the loop.
+    commanded: AtomicBool,
+    /// Called once when SHUTDOWN stops the loop (the binary wakes its main thread with it).
+    on_shutdown: Mutex<Option<Box<dyn FnOnce() + Send>>>,
+}
+
+impl Shared {
+    /// SHUTDOWN: the loop stops after this round, and whoever waits for that is told.
+    fn shut_down(&self) {
+        self.commanded.store(true, Ordering::SeqCst);
+        self.stop.store(true, Ordering::SeqCst);
+        let _ = self.waker.wake();
+        if let Some(hook) = self.on_shutdown.lock().ok().and_then(|mut hook| hook.take()) {
+            hook();
+        }
+    }
 }
 
 /// How one request ended.
@@ -317,6 +336,7 @@ impl Server {
     /// Binds every listener the configuration asks for and starts serving. Errors carry the
     /// message redis-server would log for them.
     pub fn start(config: &Config) -> io::Result<Server> {
+        let fit = limits::fit_open_files(config.maxclients, config.log)?;
         let mut listeners = Vec::new();
         let mut tcp = Vec::new();
         let port = match config.port {
@@ -407,15 +427,24 @@ impl Server {
             };
             poll.registry().register(source, listener_token(i), Interest::READABLE)?;
         }
-        let shared = Arc::new(Shared { stop: AtomicBool::new(false), waker: Waker::new(poll.registry(), WAKER)? });
+        let shared = Arc::new(Shared {
+            stop: AtomicBool::new(false),
+            waker: Waker::new(poll.registry(), WAKER)?,
+            commanded: AtomicBool::new(false),
+            on_shutdown: Mutex::new(None),
+        });
+        let mut session = Session::with_profile(clock, config.profile);
+        // What the descriptors allow is also the most CONFIG SET maxclients may ask for.
+        session.set_client_limits(fit.maxclients, fit.ceiling);
         let event_loop = EventLoop {
             poll,
             listeners,
             retry_accept: None,
+            accept_errors: AcceptErrors::default(),
             chunk: vec![0; READ_CHUNK],
             requests: Vec::new(),
             core: Core {
-                session: Session::with_profile(clock, config.profile),
+                session,
                 clients: BTreeMap::new(),
                 to_read: Vec::new(),
                 to_write: Vec::new(),
@@ -453,6 +482,24 @@ impl Server {
         self.unix.as_deref()
     }
 
+    /// Has `hook` called (once, from the loop thread) when a client's SHUTDOWN stops the
+    /// server; at once if one already has.
+    pub fn on_shutdown(&self, hook: impl FnOnce() + Send + 'static) {
+        if let Ok(mut slot) = self.shared.on_shutdown.lock() {
+            *slot = Some(Box::new(hook));
+        }
+        if self.shared.commanded.load(Ordering::SeqCst) {
+            if let Some(hook) = self.shared.on_shutdown.lock().ok().and_then(|mut hook| hook.take()) {
+                hook();
+            }
+        }
+    }
+
+    /// Whether a client's SHUTDOWN stopped the server.
+    pub fn shut_down_by_client(&self) -> bool {
+        self.shared.commanded.load(Ordering::SeqCst)
+    }
+
     /// Stops accepting, closes the listeners, removes the Unix socket file and closes every
     /// connection.
     pub fn shutdown(mut self) {
@@ -484,6 +531,7 @@ struct EventLoop {
     listeners: Vec<Listener>,
     /// When to try accepting again after accept() failed.
     retry_accept: Option<Instant>,
+    accept_errors: AcceptErrors,
     /// One read buffer for every client.
     chunk: Vec<u8>,
     /// The requests of the batch being run (kept for its allocation).
@@ -587,6 +635,12 @@ impl EventLoop {
                 }),
             };
             match accepted {
+                Ok((mut sock, ..)) if self.core.clients.len() as u64 >= self.core.session.maxclients() => {
+                    // As Redis does: the client is told, then closed (a fresh socket takes
+                    // these few bytes at once).
+                    let _ = sock.write(MAX_CLIENTS_REACHED);
+                    sock.shutdown();
+                }
                 Ok((sock, addr, laddr, unix, local)) => {
                     if let Err(e) = self.register(sock, addr, laddr, unix, local) {
                         log::line(self.settings.log, Level::Warning, &format!("Error registering a client: {e}"));
@@ -595,7 +649,7 @@ impl EventLoop {
                 Err(e) if e.kind() == io::ErrorKind::WouldBlock => return,
                 Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
                 Err(e) => {
-                    log::line(self.settings.log, Level::Warning, &format!("Accepting client connection: {e}"));
+                    self.accept_errors.report(&e, Instant::now(), self.settings.log);
                     self.retry_accept = Some(Instant::now() + ACCEPT_RETRY);
                     return;
                 }
@@ -610,6 +664,7 @@ impl EventLoop {
         self.poll.registry().register(sock.source(), client_token(id), Interest::READABLE | Interest::WRITABLE)?;
         let connected = self.core.session.connect();
         debug_assert_eq!(connected, id);
+        self.core.session.set_address(id, addr.clone(), laddr.clone());
         let now = Instant::now();
         self.core.clients.insert(
             id,
@@ -755,7 +810,10 @@ impl EventLoop {
         }
         let session = &mut self.core.session;
         match catch_unwind(AssertUnwindSafe(|| session.advance(0))) {
-            Ok(deliveries) => route(&mut self.core, None, deliveries, &mut Vec::new()),
+            Ok(deliveries) => {
+                route(&mut self.core, None, deliveries, &mut Vec::new());
+                self.host_requests(None, &mut Vec::new());
+            }
             Err(_) => log::line(self.settings.log, Level::Warning, "Internal error while serving blocked reads"),
         }
     }
@@ -854,7 +912,7 @@ impl EventLoop {
             let resp3 = core.resp3(id);
             encode_into(&reply, resp3, own);
             route(core, Some(id), deliveries, own);
-            return Step::Go;
+            return if self.host_requests(Some(id), own) { Step::Close } else { Step::Go };
         }
         let patch = if is(name, "info") {
             Patch::Info
@@ -878,7 +936,7 @@ impl EventLoop {
             encode_into(&reply, resp3, own);
         }
         route(core, Some(id), executed.deliveries, own);
-        if executed.close {
+        if self.host_requests(Some(id), own) || executed.close {
             Step::Close
         } else {
             Step::Go
@@ -1014,13 +1072,21 @@ impl Settings {
             ))
         };
         if is(sub, "sleep") && args.len() == 3 {
-            let seconds = strtod(&args[2]).max(0.0);
+            // Redis sleeps only when the time is a positive number of microseconds that fits
+            // a signed 64-bit integer; anything else (negative, NaN, 1e308) answers OK at once.
+            let micros = strtod(&args[2]) * 1e6;
+            if !(micros >= 1.0 && micros < i64::MAX as f64) {
+                return (Reply::ok(), Vec::new());
+            }
             let deliveries = match self.clock {
                 // Virtual time passes as the sleep says; nothing waits.
-                ClockKind::Virtual => session.advance((seconds * 1000.0) as i64),
+                ClockKind::Virtual => match clock_step(session, (micros / 1000.0) as i64) {
+                    Ok(ms) => session.advance(ms),
+                    Err(text) => return error(text),
+                },
                 ClockKind::System => {
                     // Like Redis, the whole server stops for that long.
-                    std::thread::sleep(Duration::from_secs_f64(seconds.min(1e9)));
+                    std::thread::sleep(Duration::from_micros(micros as u64));
                     Vec::new()
                 }
             };
@@ -1039,7 +1105,10 @@ impl Settings {
                     "ERR the server reads the system clock; start it with --clock virtual to move time".into(),
                 );
             }
-            return (Reply::ok(), session.advance(ms));
+            return match clock_step(session, ms) {
+                Ok(ms) => (Reply::ok(), session.advance(ms)),
+                Err(text) => error(text),
+            };
         }
         if is(sub, "help") && args.len() == 2 {
             let lines = [
@@ -1138,6 +1207,17 @@ fn patch_client_list(clients: &BTreeMap<ConnId, Client>, text: &[u8]) -> Vec<u8>
         out.push_str(end);
     }
     out.into_bytes()
+}
+
+/// A virtual clock step, refused when it would carry the clock past its last instant.
+fn clock_step(session: &Session, ms: i64) -> Result<i64, String> {
+    if session.now().checked_add(ms).is_none_or(|to| to > VIRTUAL_CLOCK_MAX_MS) {
+        return Err(format!(
+            "ERR the virtual clock cannot move past {VIRTUAL_CLOCK_MAX_MS} (the end of year 9999); it is at {}",
+            session.now()
+        ));
+    }
+    Ok(ms)
 }
 
 /// C's `strtod` on the longest numeric prefix (after leading blanks); 0 when there is none.

@@ -36,7 +36,7 @@ impl Serialize for Of<'_> {
         let reply = self.0;
         match reply {
             Reply::Status(text) => tagged(serializer, "status", text),
-            Reply::Error(text) => tagged(serializer, "error", text),
+            Reply::Error(text) => tagged(serializer, "error", &streamlab_protocol::reply::shown_error(text)),
             Reply::Integer(n) => serializer.serialize_i64(*n),
             Reply::Bulk(bytes) => serializer.serialize_str(&String::from_utf8_lossy(bytes)),
             Reply::NullBulk | Reply::NullArray => serializer.serialize_unit(),

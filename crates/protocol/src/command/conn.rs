@@ -98,11 +98,20 @@ pub const COMMANDS: &[CommandSpec] = &[
         "6.0.0",
         "connection",
     ),
+    #[cfg(feature = "host")]
+    conn_command(
+        "shutdown",
+        -1,
+        "[NOSAVE | SAVE] [NOW] [FORCE] [ABORT]",
+        "Synchronously saves the database(s) to disk and shuts down the Redis server.",
+        "1.0.0",
+        "server",
+    ),
     CommandSpec {
         name: "client",
         arity: -2,
         write: false,
-        syntax: "<ID | GETNAME | SETNAME | LIST> ...",
+        syntax: "<ID | GETNAME | SETNAME | LIST | KILL | PAUSE | UNPAUSE> ...",
         summary: "A container for client connection commands.",
         since: "2.4.0",
         group: "connection",
@@ -111,6 +120,27 @@ pub const COMMANDS: &[CommandSpec] = &[
             SubSpec { name: "getname", arity: 2, syntax: "", summary: "Returns the name of the connection." },
             SubSpec { name: "setname", arity: 3, syntax: "connection-name", summary: "Sets the connection name." },
             SubSpec { name: "list", arity: -2, syntax: "", summary: "Lists open connections." },
+            #[cfg(feature = "host")]
+            SubSpec {
+                name: "kill",
+                arity: -3,
+                syntax: "<ip:port | <ID | ADDR | LADDR | TYPE | USER | SKIPME | MAXAGE> value ...>",
+                summary: "Terminates open connections.",
+            },
+            #[cfg(feature = "host")]
+            SubSpec {
+                name: "pause",
+                arity: -3,
+                syntax: "timeout [WRITE | ALL]",
+                summary: "Suspends commands processing.",
+            },
+            #[cfg(feature = "host")]
+            SubSpec {
+                name: "unpause",
+                arity: 2,
+                syntax: "",
+                summary: "Resumes processing commands from paused clients.",
+            },
         ],
         run: Run::Session,
     },

@@ -30,6 +30,48 @@ pub struct Ctx<'a> {
     pub resp3: bool,
     /// The server profile the session answers as.
     pub caps: &'static Capabilities,
+    /// `maxclients`, and the connection counts INFO reports.
+    pub clients: &'a mut Clients,
+}
+
+/// What the session keeps about its clients for the commands that report or change it.
+#[derive(Debug, Clone)]
+pub struct Clients {
+    /// CONFIG's `maxclients` (Redis's default 10000); the host enforces it.
+    pub maxclients: u64,
+    /// The most the host can serve (the descriptors it has): a larger `maxclients` is refused.
+    pub ceiling: u64,
+    /// The counts of INFO's clients section, filled in for INFO only.
+    pub counts: Option<ClientCounts>,
+}
+
+impl Default for Clients {
+    fn default() -> Clients {
+        Clients { maxclients: 10_000, ceiling: u64::from(u32::MAX), counts: None }
+    }
+}
+
+/// What INFO's clients section reports.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct ClientCounts {
+    /// Open connections.
+    pub connected: u64,
+    /// In a blocked read or waiting for CLIENT PAUSE.
+    pub blocked: u64,
+    /// Subscribed to a channel or pattern.
+    pub pubsub: u64,
+    /// Watching a key.
+    pub watching: u64,
+    /// Blocked reads with a timeout.
+    pub in_timeout_table: u64,
+    /// Distinct keys watched.
+    pub watched_keys: u64,
+    /// Distinct keys blocked reads wait on.
+    pub blocking_keys: u64,
+    /// Of those, keys a read also wakes on when they disappear (group reads).
+    pub blocking_keys_on_nokey: u64,
+    /// The milliseconds left of a WRITE pause in force (an ALL pause holds INFO itself).
+    pub write_paused: Option<i64>,
 }
 
 /// What running a command produced.

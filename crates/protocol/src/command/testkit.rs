@@ -43,7 +43,13 @@ impl Bench {
             Ok(spec) => match spec.run {
                 Run::Session => panic!("{} is run by the session", spec.name),
                 Run::Data(handler) => {
-                    let mut ctx = Ctx { db: &mut self.db, now: self.now, resp3: self.resp3, caps: self.caps };
+                    let mut ctx = Ctx {
+                        db: &mut self.db,
+                        now: self.now,
+                        resp3: self.resp3,
+                        caps: self.caps,
+                        clients: &mut Default::default(),
+                    };
                     match handler(&mut ctx, &args) {
                         Ok(Outcome::Reply(r)) => r,
                         Ok(Outcome::Block(b)) => panic!("unexpected block {b:?}"),
