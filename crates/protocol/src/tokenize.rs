@@ -2,7 +2,7 @@
 //!
 //! The rules were re-derived by typing lines into an interactive `redis-cli` 7.0.15 connected
 //! to Redis 8.2.3 (which uses the same splitting rules for inline requests, see
-//! [`crate::resp::parse_request`]):
+//! [`crate::request::parse_request`]):
 //!
 //! * ASCII whitespace (space, `\t`, `\n`, `\v`, `\f`, `\r`) separates arguments; runs of it
 //!   count once and leading/trailing whitespace is ignored.
