@@ -10,6 +10,7 @@
 
 use streamlab_engine::{glob_match, AddId, Keyspace, SortedMap, SortedSet, StreamId};
 
+use crate::command::server::HostParam;
 use crate::command::{self, Block, Ctx, Outcome, Run};
 use crate::error::{CmdError, Msg};
 use crate::profile::{Capabilities, Profile};
@@ -166,6 +167,8 @@ struct State {
     /// How many connections WATCH at least one key: with none, a command's changed keys need
     /// no look at every connection. Kept by `watch` and `unwatch_all` only.
     watchers: usize,
+    /// The configuration parameters the host owns (the network server's limits).
+    host: Vec<HostParam>,
 }
 
 /// One engine, its clock and its connections, answering as one server profile.
@@ -202,10 +205,28 @@ impl Session {
                 blocked_order: Vec::new(),
                 deadlines: SortedSet::new(),
                 watchers: 0,
+                host: Vec::new(),
             },
             clock,
             caps,
         }
+    }
+
+    /// Adds a configuration parameter the host owns: CONFIG GET and CONFIG SET treat it as
+    /// one of their own (with the `host-params` feature; the wasm builds leave it out).
+    pub fn add_host_param(&mut self, param: HostParam) {
+        self.state.host.push(param);
+    }
+
+    /// A host-owned parameter's value as CONFIG GET shows it.
+    pub fn host_param(&self, name: &str) -> Option<&str> {
+        self.state.host.iter().find(|p| p.name == name).map(|p| p.value.as_str())
+    }
+
+    /// Counts the CONFIG SET calls that changed host-owned parameters, so the host reads
+    /// them again only when this moved.
+    pub fn host_changes(&self) -> u64 {
+        self.state.host.iter().map(|p| p.changes).sum()
     }
 
     /// The profile the session answers as.
@@ -481,7 +502,7 @@ impl Session {
         now: i64,
     ) -> Result<Outcome, CmdError> {
         let resp3 = self.state.conns[&conn].resp == 3;
-        let mut ctx = Ctx { db: &mut self.state.db, now, resp3, caps: self.caps };
+        let mut ctx = Ctx { db: &mut self.state.db, now, resp3, caps: self.caps, host: &mut self.state.host };
         handler(&mut ctx, args)
     }
 

@@ -55,7 +55,10 @@
 //! BLOCK timeouts are reproducible. DEBUG is not queued by MULTI (the transaction fails) and,
 //! pipelined behind a blocked read, is answered as an unknown command when its turn comes.
 
+mod client;
 pub mod config;
+mod conns;
+pub mod limits;
 mod log;
 mod server;
 

@@ -30,6 +30,8 @@ pub struct Ctx<'a> {
     pub resp3: bool,
     /// The server profile the session answers as.
     pub caps: &'static Capabilities,
+    /// The configuration parameters the host owns (see [`server::HostParam`]).
+    pub host: &'a mut Vec<server::HostParam>,
 }
 
 /// What running a command produced.

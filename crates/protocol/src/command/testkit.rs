@@ -17,6 +17,8 @@ pub struct Bench {
     pub resp3: bool,
     /// The server profile (Redis 8.2, the one the unit tests were written against).
     pub caps: &'static Capabilities,
+    /// Host-owned configuration parameters.
+    pub host: Vec<super::server::HostParam>,
 }
 
 impl Bench {
@@ -30,7 +32,7 @@ impl Bench {
         let caps = profile.caps();
         let mut db = Keyspace::new();
         db.rules = caps.counters;
-        Bench { db, now, resp3: false, caps }
+        Bench { db, now, resp3: false, caps, host: Vec::new() }
     }
 
     /// Runs one command given as separate arguments; errors come back as `Reply::Error`.
@@ -43,7 +45,13 @@ impl Bench {
             Ok(spec) => match spec.run {
                 Run::Session => panic!("{} is run by the session", spec.name),
                 Run::Data(handler) => {
-                    let mut ctx = Ctx { db: &mut self.db, now: self.now, resp3: self.resp3, caps: self.caps };
+                    let mut ctx = Ctx {
+                        db: &mut self.db,
+                        now: self.now,
+                        resp3: self.resp3,
+                        caps: self.caps,
+                        host: &mut self.host,
+                    };
                     match handler(&mut ctx, &args) {
                         Ok(Outcome::Reply(r)) => r,
                         Ok(Outcome::Block(b)) => panic!("unexpected block {b:?}"),
