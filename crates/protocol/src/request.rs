@@ -124,6 +124,12 @@ impl RequestParser {
         }
     }
 
+    /// Roughly how much memory the request being read holds (its arguments so far).
+    pub fn held_bytes(&self) -> usize {
+        let big: usize = self.args.big.iter().map(|(_, b)| b.capacity()).sum();
+        self.args.data.capacity() + self.args.ends.capacity() * std::mem::size_of::<usize>() + big + self.big.capacity()
+    }
+
     /// Reads from `buf`, the bytes that came after everything consumed so far, with bulks
     /// limited to `max_bulk` bytes (`proto-max-bulk-len`). Returns how many bytes were
     /// consumed (the caller drops them and passes the rest, with what arrives next, to the

@@ -481,17 +481,27 @@ impl Session {
             out.replies.push(Reply::Error(CmdError::SubscribedContext(full).to_string()));
             return;
         }
-        match spec.run {
-            Run::Data(handler) => match self.run_data(conn, handler, &args, now) {
-                Ok(Outcome::Reply(reply)) => out.replies.push(reply),
-                Ok(Outcome::Block(block)) => self.park(conn, block),
-                Err(error) => out.replies.push(Reply::Error(error.to_string())),
-            },
-            Run::Session => match self.run_session(conn, name, &args, now, out) {
-                Ok(()) => {}
-                Err(error) => out.replies.push(Reply::Error(error.to_string())),
-            },
+        let result = match spec.run {
+            Run::Data(handler) => self.run_data(conn, handler, &args, now),
+            Run::Owning(handler) => handler(&mut self.ctx(conn, now), args),
+            Run::Session => {
+                if let Err(error) = self.run_session(conn, name, &args, now, out) {
+                    out.replies.push(Reply::Error(error.to_string()));
+                }
+                return;
+            }
+        };
+        match result {
+            Ok(Outcome::Reply(reply)) => out.replies.push(reply),
+            Ok(Outcome::Block(block)) => self.park(conn, block),
+            Err(error) => out.replies.push(Reply::Error(error.to_string())),
         }
+    }
+
+    /// What a data command of `conn` may touch.
+    fn ctx(&mut self, conn: ConnId, now: i64) -> Ctx<'_> {
+        let resp3 = self.state.conns[&conn].resp == 3;
+        Ctx { db: &mut self.state.db, now, resp3, caps: self.caps, host: &mut self.state.host }
     }
 
     fn run_data(
@@ -501,9 +511,7 @@ impl Session {
         args: &[Vec<u8>],
         now: i64,
     ) -> Result<Outcome, CmdError> {
-        let resp3 = self.state.conns[&conn].resp == 3;
-        let mut ctx = Ctx { db: &mut self.state.db, now, resp3, caps: self.caps, host: &mut self.state.host };
-        handler(&mut ctx, args)
+        handler(&mut self.ctx(conn, now), args)
     }
 
     /// Bookkeeping after every command: WATCH invalidation, then waking blocked reads whose

@@ -204,6 +204,11 @@ impl Client {
         error
     }
 
+    /// Roughly how much memory the client's buffers and half-read request hold.
+    pub(crate) fn held_bytes(&self) -> usize {
+        self.input.capacity() + self.output.capacity() + self.parser.held_bytes()
+    }
+
     /// Drops the input and the request being read (the client is leaving or closing), with
     /// their memory.
     pub(crate) fn drop_input(&mut self) {

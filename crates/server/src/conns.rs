@@ -10,6 +10,7 @@ use streamlab_protocol::{encode, encode_into, ConnId, Delivery, ProtocolError, S
 use crate::client::{Client, Closing, Flushed, Received};
 use crate::limits::{Class, ClassLimit, Limits};
 use crate::log::{self, Level};
+use crate::memory::{self, TRIM_AFTER};
 use crate::server::{EventLoop, Step};
 
 /// A client with this much unsent output is not read from until it takes some: a client that
@@ -30,6 +31,8 @@ pub(crate) struct Core {
     pub(crate) limits_seen: u64,
     /// Whether log lines are printed.
     pub(crate) log: bool,
+    /// Memory released since the heap was last trimmed (see [`crate::memory`]).
+    pub(crate) released: usize,
 }
 
 impl Core {
@@ -96,6 +99,7 @@ impl Core {
         self.session.disconnect(id);
         if let Some(client) = self.clients.get_mut(&id) {
             client.hangup = true;
+            self.released += client.held_bytes();
             client.drop_input();
         }
         self.queue_write(id);
@@ -117,7 +121,16 @@ impl Core {
     pub(crate) fn drop_client(&mut self, id: ConnId) {
         self.session.disconnect(id);
         if let Some(client) = self.clients.remove(&id) {
+            self.released += client.held_bytes();
             client.sock.shutdown();
+        }
+    }
+
+    /// Gives released memory back to the system once there is enough of it.
+    pub(crate) fn trim_if_released(&mut self) {
+        if self.released >= TRIM_AFTER {
+            self.released = 0;
+            memory::trim();
         }
     }
 }
@@ -252,6 +265,8 @@ impl EventLoop {
         let start = own.len();
         let mut step = Step::Go;
         let now = Instant::now();
+        // What the batch's arguments hold, released once they ran (a Vec costs 24 bytes).
+        self.core.released += requests.iter().flatten().map(|a| a.capacity() + 24).sum::<usize>();
         for args in requests.drain(..) {
             match self.core.clients.get(&id) {
                 Some(client) if client.closing.is_none() => {}

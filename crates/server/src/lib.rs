@@ -60,6 +60,7 @@ pub mod config;
 mod conns;
 pub mod limits;
 mod log;
+mod memory;
 mod server;
 
 use std::process::ExitCode;

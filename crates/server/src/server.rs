@@ -211,6 +211,7 @@ impl Server {
                 limits: config.limits,
                 limits_seen: 0,
                 log: config.log,
+                released: 0,
             },
             settings: Settings {
                 debug: config.debug,
@@ -327,6 +328,7 @@ impl EventLoop {
             self.read_ready();
             self.serve_timeouts();
             self.write_pending();
+            self.core.trim_if_released();
         }
         // Shutdown: the listeners close as they drop; every client is cut off.
         self.listeners.clear();

@@ -44,6 +44,20 @@ impl Bench {
             Err(e) => Reply::Error(e.to_string()),
             Ok(spec) => match spec.run {
                 Run::Session => panic!("{} is run by the session", spec.name),
+                Run::Owning(handler) => {
+                    let mut ctx = Ctx {
+                        db: &mut self.db,
+                        now: self.now,
+                        resp3: self.resp3,
+                        caps: self.caps,
+                        host: &mut self.host,
+                    };
+                    match handler(&mut ctx, args.clone()) {
+                        Ok(Outcome::Reply(r)) => r,
+                        Ok(Outcome::Block(b)) => panic!("unexpected block {b:?}"),
+                        Err(e) => Reply::Error(e.to_string()),
+                    }
+                }
                 Run::Data(handler) => {
                     let mut ctx = Ctx {
                         db: &mut self.db,
