@@ -711,12 +711,7 @@ impl Session {
             }
             b"client" => out.replies.push(self.client(conn, args)?),
             b"hello" => out.replies.push(self.hello(conn, args)?),
-            _ => {
-                return Err(CmdError::UnknownCommand {
-                    name: command::arg(args, 0).clone(),
-                    args: command::rest(args, 1).to_vec(),
-                })
-            }
+            _ => return Err(CmdError::unknown_command(args)),
         }
         Ok(())
     }

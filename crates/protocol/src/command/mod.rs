@@ -150,9 +150,9 @@ pub fn lookup_in(caps: &Capabilities, name: &[u8]) -> Option<&'static CommandSpe
 /// server does not have yet), unknown subcommand, arity. Returns the command's spec when the
 /// call is well formed.
 pub fn check_call(args: &[Vec<u8>], caps: &Capabilities) -> Result<&'static CommandSpec, CmdError> {
-    let Some(name) = args.first() else { return Err(CmdError::UnknownCommand { name: Vec::new(), args: Vec::new() }) };
+    let Some(name) = args.first() else { return Err(CmdError::unknown_command(args)) };
     let Some(spec) = lookup_in(caps, name) else {
-        return Err(CmdError::UnknownCommand { name: name.clone(), args: rest(args, 1).to_vec() });
+        return Err(CmdError::unknown_command(args));
     };
     if !spec.subcommands.is_empty() && args.len() >= 2 {
         let sub = arg(args, 1);
