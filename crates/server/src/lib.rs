@@ -14,7 +14,9 @@
 //! The redis-server options that test harnesses use are understood (see [`config`]):
 //! `--port N` (0 turns TCP off), `--bind ADDR...` (default `127.0.0.1`: loopback only),
 //! `--unixsocket PATH`, `--unixsocketperm OCTAL`, `--save ""`, `--appendonly no`, `--dir PATH`,
-//! `--maxmemory-policy P`, `--enable-debug-command yes|no|local`, `--daemonize no`, and two of
+//! `--maxmemory-policy P`, `--enable-debug-command yes|no|local`, `--daemonize no`, the client
+//! limits `--proto-max-bulk-len`, `--client-query-buffer-limit` and
+//! `--client-output-buffer-limit` (see [`limits`]; CONFIG GET/SET too), and two of
 //! StreamLab's own: `--profile redis-8.2` (the only profile so far) and
 //! `--clock system|virtual`. A first argument that is not an option names a configuration
 //! file with the same directives. Anything else is reported on standard error and ignored.
@@ -34,7 +36,10 @@
 //!
 //! One thread serves everything, as in Redis: an epoll loop (through `mio`) reads the clients
 //! that are ready, runs their requests on the session and writes the replies. A client that
-//! leaves unread more than 1 MiB of replies is not read from until it catches up.
+//! leaves unread more than 1 MiB of replies is not read from until it catches up. A request is
+//! parsed as it arrives, each client remembering how far its request got, so a huge request
+//! trickled in slowly costs the others nothing; a client past `client-query-buffer-limit` or
+//! its class's `client-output-buffer-limit` is closed as Redis closes it.
 //!
 //! # DEBUG and the virtual clock
 //!
