@@ -335,10 +335,15 @@ impl CmdError {
     /// them, each cut to `QUOTE_LIMIT` bytes (a request of millions of arguments, or of one
     /// huge one, is not copied to report it).
     pub fn unknown_command(args: &[Vec<u8>]) -> CmdError {
-        let cut = |a: &Vec<u8>| a[..a.len().min(QUOTE_LIMIT)].to_vec();
-        let name = args.first().map(cut).unwrap_or_default();
-        let shown = args.iter().skip(1).take(QUOTE_LIMIT / 3 + 1).map(cut).collect();
-        CmdError::UnknownCommand { name, args: shown }
+        let cut = |a: &[u8]| a.get(..QUOTE_LIMIT).unwrap_or(a).to_vec();
+        let mut shown = Vec::new();
+        for a in crate::command::rest(args, 1) {
+            if shown.len() > QUOTE_LIMIT / 3 {
+                break;
+            }
+            shown.push(cut(a));
+        }
+        CmdError::UnknownCommand { name: cut(crate::command::arg(args, 0)), args: shown }
     }
 }
 
