@@ -10,6 +10,7 @@
 
 use streamlab_engine::{glob_match, AddId, Keyspace, SortedMap, SortedSet, StreamId};
 
+#[cfg(feature = "host-params")]
 use crate::command::server::HostParam;
 use crate::command::{self, Block, Ctx, Outcome, Run};
 use crate::error::{CmdError, Msg};
@@ -168,6 +169,7 @@ struct State {
     /// no look at every connection. Kept by `watch` and `unwatch_all` only.
     watchers: usize,
     /// The configuration parameters the host owns (the network server's limits).
+    #[cfg(feature = "host-params")]
     host: Vec<HostParam>,
 }
 
@@ -205,6 +207,7 @@ impl Session {
                 blocked_order: Vec::new(),
                 deadlines: SortedSet::new(),
                 watchers: 0,
+                #[cfg(feature = "host-params")]
                 host: Vec::new(),
             },
             clock,
@@ -213,18 +216,21 @@ impl Session {
     }
 
     /// Adds a configuration parameter the host owns: CONFIG GET and CONFIG SET treat it as
-    /// one of their own (with the `host-params` feature; the wasm builds leave it out).
+    /// one of their own (the `host-params` feature; the wasm builds leave it out).
+    #[cfg(feature = "host-params")]
     pub fn add_host_param(&mut self, param: HostParam) {
         self.state.host.push(param);
     }
 
     /// A host-owned parameter's value as CONFIG GET shows it.
+    #[cfg(feature = "host-params")]
     pub fn host_param(&self, name: &str) -> Option<&str> {
         self.state.host.iter().find(|p| p.name == name).map(|p| p.value.as_str())
     }
 
     /// Counts the CONFIG SET calls that changed host-owned parameters, so the host reads
     /// them again only when this moved.
+    #[cfg(feature = "host-params")]
     pub fn host_changes(&self) -> u64 {
         self.state.host.iter().map(|p| p.changes).sum()
     }
@@ -501,7 +507,14 @@ impl Session {
     /// What a data command of `conn` may touch.
     fn ctx(&mut self, conn: ConnId, now: i64) -> Ctx<'_> {
         let resp3 = self.state.conns[&conn].resp == 3;
-        Ctx { db: &mut self.state.db, now, resp3, caps: self.caps, host: &mut self.state.host }
+        Ctx {
+            db: &mut self.state.db,
+            now,
+            resp3,
+            caps: self.caps,
+            #[cfg(feature = "host-params")]
+            host: &mut self.state.host,
+        }
     }
 
     fn run_data(

@@ -31,6 +31,7 @@ pub struct Ctx<'a> {
     /// The server profile the session answers as.
     pub caps: &'static Capabilities,
     /// The configuration parameters the host owns (see [`server::HostParam`]).
+    #[cfg(feature = "host-params")]
     pub host: &'a mut Vec<server::HostParam>,
 }
 

@@ -18,6 +18,7 @@ pub struct Bench {
     /// The server profile (Redis 8.2, the one the unit tests were written against).
     pub caps: &'static Capabilities,
     /// Host-owned configuration parameters.
+    #[cfg(feature = "host-params")]
     pub host: Vec<super::server::HostParam>,
 }
 
@@ -32,7 +33,14 @@ impl Bench {
         let caps = profile.caps();
         let mut db = Keyspace::new();
         db.rules = caps.counters;
-        Bench { db, now, resp3: false, caps, host: Vec::new() }
+        Bench {
+            db,
+            now,
+            resp3: false,
+            caps,
+            #[cfg(feature = "host-params")]
+            host: Vec::new(),
+        }
     }
 
     /// Runs one command given as separate arguments; errors come back as `Reply::Error`.
@@ -50,6 +58,7 @@ impl Bench {
                         now: self.now,
                         resp3: self.resp3,
                         caps: self.caps,
+                        #[cfg(feature = "host-params")]
                         host: &mut self.host,
                     };
                     match handler(&mut ctx, args.clone()) {
@@ -64,6 +73,7 @@ impl Bench {
                         now: self.now,
                         resp3: self.resp3,
                         caps: self.caps,
+                        #[cfg(feature = "host-params")]
                         host: &mut self.host,
                     };
                     match handler(&mut ctx, &args) {
