@@ -9,7 +9,9 @@
 //!   browser suite against a fresh `dist/`, and the differential checks against real servers
 //!   (the oracles: Redis 8.2.3, and Redis 7.4 / Valkey 9 when installed, under faketime):
 //!   every transcript and every lesson's golden trace, the page's export of hostile share
-//!   links through redis-cli, then a bounded run of the random differential tester (`crates/difftest`) comparing Redis 8.2.3 with a `streamlab-server`;
+//!   links through redis-cli, then a bounded run of the random differential tester
+//!   (`crates/difftest`) comparing Redis 8.2.3 with a `streamlab-server`, and the malformed-RESP
+//!   table (`tests/robustness/malformed_resp.py`) against both;
 //! * `cargo xtask diff [ARGS]` runs the differential tester alone, for as long as asked (its
 //!   options, see `streamlab-difftest --help`), against a private Redis 8.2.3.
 
@@ -345,8 +347,8 @@ fn browser() -> Result<(), String> {
 /// Starts the reference servers under faketime (Redis 8.2.3 always; Redis 7.4 and Valkey 9
 /// when their wheels are installed, see tests/oracle/redis.sh) and compares every transcript
 /// and lesson golden trace in `files` with the server its `# oracle:` header names, `:clock`
-/// moving the servers' frozen clocks; then runs the bounded differential test against a
-/// Redis 8.2.3 on the real clock. Stops every server it started.
+/// moving the servers' frozen clocks; then runs the bounded differential test and the
+/// malformed-RESP table against a Redis 8.2.3 on the real clock. Stops every server it started.
 fn oracle(files: &[String]) -> Result<(), String> {
     let port: u16 = std::env::var("ORACLE_PORT").ok().and_then(|p| p.parse().ok()).unwrap_or(16379);
     let mut started = Vec::new();
@@ -358,7 +360,7 @@ fn oracle(files: &[String]) -> Result<(), String> {
     let differential = start_reference(real, "redis-8.2", false).and_then(|()| {
         let exported = export_through_redis_cli(real);
         let differential = differential_against_server(real);
-        exported.and(differential).and(stop_references(&[real]))
+        exported.and(differential).and(malformed_resp(real)).and(stop_references(&[real]))
     });
     compared.and(stopped).and(differential)
 }
@@ -371,6 +373,21 @@ fn export_through_redis_cli(port: u16) -> Result<(), String> {
         cargo()
             .args(["test", "-p", "streamlab-wasm", "--test", "export_redis_cli", "--", "--ignored"])
             .env("STREAMLAB_EXPORT_REDIS_PORT", port.to_string()),
+    )
+}
+
+/// The malformed-RESP table of the reliability review, case by case against Redis 8.2.3 and a
+/// `streamlab-server` the script starts: the same replies and the same connection handling
+/// (tests/robustness/malformed_resp.py, about 15 s).
+fn malformed_resp(reference_port: u16) -> Result<(), String> {
+    run(
+        "malformed RESP: Redis 8.2.3 vs streamlab-server (tests/robustness)",
+        Command::new("python3")
+            .arg(root().join("tests/robustness/malformed_resp.py"))
+            .args(["--reference-port", &reference_port.to_string()])
+            .arg("--server-bin")
+            .arg(target_dir().join("release/streamlab-server"))
+            .args(["--server-port", &(reference_port + 11).to_string()]),
     )
 }
 

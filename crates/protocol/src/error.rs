@@ -375,6 +375,24 @@ impl From<streamlab_engine::InvalidId> for CmdError {
 /// Redis quotes at most this much of an unknown command's name and arguments.
 const QUOTE_LIMIT: usize = 128;
 
+impl CmdError {
+    /// The unknown-command error for `args`, keeping only what its message can show: each
+    /// quoted argument takes at least 3 characters, so no more than `QUOTE_LIMIT / 3 + 1` of
+    /// them, each cut to `QUOTE_LIMIT` bytes (a request of millions of arguments, or of one
+    /// huge one, is not copied to report it).
+    pub fn unknown_command(args: &[Vec<u8>]) -> CmdError {
+        let cut = |a: &[u8]| a.get(..QUOTE_LIMIT).unwrap_or(a).to_vec();
+        let mut shown = Vec::new();
+        for a in crate::command::rest(args, 1) {
+            if shown.len() > QUOTE_LIMIT / 3 {
+                break;
+            }
+            shown.push(cut(a));
+        }
+        CmdError::UnknownCommand { name: cut(crate::command::arg(args, 0)), args: shown }
+    }
+}
+
 impl fmt::Display for CmdError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
@@ -465,3 +483,27 @@ impl fmt::Display for CmdError {
 }
 
 impl std::error::Error for CmdError {}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_unknown_command_keeps_only_what_its_message_shows() {
+        let shapes: Vec<Vec<Vec<u8>>> = vec![
+            vec![b"NOSUCH".to_vec()],
+            vec![b"NOSUCH".to_vec(); 5_000],
+            vec![vec![b'n'; 300], vec![b'a'; 1_000_000]],
+            std::iter::once(b"x".to_vec()).chain((0..200).map(|i| format!("arg{i}").into_bytes())).collect(),
+            std::iter::once(b"x".to_vec()).chain(std::iter::repeat_n(Vec::new(), 100)).collect(),
+            vec![b"\xff\xfe".to_vec(), b"\x01".to_vec()],
+        ];
+        for args in shapes {
+            let full = CmdError::UnknownCommand { name: args[0].clone(), args: args[1..].to_vec() };
+            let kept = CmdError::unknown_command(&args);
+            assert_eq!(kept.to_string(), full.to_string());
+            let CmdError::UnknownCommand { args: shown, .. } = kept else { unreachable!() };
+            assert!(shown.len() <= QUOTE_LIMIT / 3 + 1 && shown.iter().all(|a| a.len() <= QUOTE_LIMIT));
+        }
+    }
+}

@@ -8,8 +8,8 @@
 //!   with named connections, plus the syntax hint, completion and `help` text;
 //! * [`history`]: `Timeline`, a session with undo, redo and seek;
 //! * [`console`]: `Console`, a timeline driven by console lines (`:as`, `:clock`, `:undo`);
-//! * [`resp`]: RESP2/RESP3 encoding, the client-side reply decoder, the server-side request
-//!   parser;
+//! * [`resp`]: RESP2/RESP3 encoding, the client-side reply decoder and protocol errors;
+//! * [`request`]: the server-side request parser, incremental per connection;
 //! * [`format`](mod@format): a reply -> the text redis-cli prints for it.
 
 pub mod command;
@@ -20,6 +20,7 @@ pub mod format;
 pub mod history;
 pub mod profile;
 pub mod reply;
+pub mod request;
 pub mod resp;
 pub mod session;
 pub mod tokenize;
@@ -30,6 +31,7 @@ pub use format::{format_reply, quote_bytes, SUBSCRIBE_BANNER};
 pub use history::{Record, Step, StepOutput, Timeline};
 pub use profile::{Capabilities, Profile, UnknownProfile, PROFILES};
 pub use reply::Reply;
-pub use resp::{decode_reply, encode, encode_into, encode_request, format_double, parse_request, ProtocolError};
+pub use request::{parse_request, Args, RequestParser};
+pub use resp::{decode_reply, encode, encode_into, encode_request, format_double, ProtocolError};
 pub use session::{Clock, ConnId, Delivery, Executed, HostRequest, Session, VIRTUAL_CLOCK_MAX_MS, VIRTUAL_EPOCH_MS};
 pub use tokenize::{tokenize, TokenizeError};

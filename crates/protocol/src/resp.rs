@@ -1,5 +1,5 @@
-//! RESP2/RESP3 wire format: reply encoders, a client-side reply decoder and the server-side
-//! request parser.
+//! RESP2/RESP3 wire format: reply encoders, a client-side reply decoder, and the protocol
+//! errors of both sides (the server-side request parser is [`crate::request`]).
 //!
 //! Everything here was checked against Redis 8.2.3 (server side) and redis-cli 7.0.15 with its
 //! bundled hiredis (client side) by sending raw bytes; the exact error texts and limits are the
@@ -12,18 +12,6 @@ use std::fmt;
 pub use crate::double::format_double;
 use crate::format::quote_bytes;
 use crate::reply::Reply;
-use crate::tokenize::tokenize;
-
-/// Longest line Redis waits for without finding its terminator: an inline request, or the
-/// `*N`/`$N` header of a multibulk request, that has more pending bytes than this and no
-/// newline yet is rejected.
-pub const INLINE_MAX_SIZE: usize = 64 * 1024;
-
-/// Longest bulk argument accepted in a request (Redis's default `proto-max-bulk-len`, 512 MB).
-pub const MAX_BULK_LEN: i64 = 512 * 1024 * 1024;
-
-/// Most arguments accepted in one multibulk request (Redis's limit: a C `int`).
-pub const MAX_MULTIBULK_LEN: i64 = i32::MAX as i64;
 
 /// Deepest nesting [`decode_reply`] accepts. Our own limit (hiredis has none any more): it
 /// keeps the recursive decoder from overflowing the stack on hostile input, and real replies
@@ -37,17 +25,18 @@ pub const MAX_REPLY_DEPTH: usize = 512;
 /// except the two marked as our own.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ProtocolError {
-    /// Request: the `*N` count is not a valid integer or exceeds [`MAX_MULTIBULK_LEN`].
+    /// Request: the `*N` count is not a valid integer or exceeds [`MAX_MULTIBULK_LEN`](crate::request::MAX_MULTIBULK_LEN).
     InvalidMultibulkLength,
-    /// Request: a `$N` length is not a valid integer, is negative or exceeds [`MAX_BULK_LEN`].
+    /// Request: a `$N` length is not a valid integer, is negative or exceeds the connection's
+    /// `proto-max-bulk-len` ([`MAX_BULK_LEN`](crate::request::MAX_BULK_LEN) by default).
     InvalidBulkLength,
     /// Request: an argument header did not start with `$`; holds the byte found instead.
     ExpectedDollar(u8),
-    /// Request: more than [`INLINE_MAX_SIZE`] bytes of an inline request without a newline.
+    /// Request: more than [`INLINE_MAX_SIZE`](crate::request::INLINE_MAX_SIZE) bytes of an inline request without a newline.
     TooBigInlineRequest,
-    /// Request: more than [`INLINE_MAX_SIZE`] bytes of a `*N` line without `\r`.
+    /// Request: more than [`INLINE_MAX_SIZE`](crate::request::INLINE_MAX_SIZE) bytes of a `*N` line without `\r`.
     TooBigMbulkCountString,
-    /// Request: more than [`INLINE_MAX_SIZE`] bytes of a `$N` line without `\r`.
+    /// Request: more than [`INLINE_MAX_SIZE`](crate::request::INLINE_MAX_SIZE) bytes of a `$N` line without `\r`.
     TooBigBulkCountString,
     /// Request: an inline request that the tokenizer rejects.
     UnbalancedQuotes,
@@ -270,7 +259,7 @@ pub fn encode_request<A: AsRef<[u8]>>(args: &[A]) -> Vec<u8> {
 /// Parses an integer the way Redis's `string2ll` does: optional `-`, then digits without
 /// leading zeros (`0` alone is fine, `-0`, `01`, `+1`, ` 1` and the empty string are not),
 /// no overflow.
-fn parse_strict_i64(text: &[u8]) -> Option<i64> {
+pub(crate) fn parse_strict_i64(text: &[u8]) -> Option<i64> {
     let (neg, digits) = match text.split_first() {
         Some((b'-', rest)) => (true, rest),
         _ => (false, text),
@@ -505,119 +494,9 @@ fn parse_double(text: &[u8]) -> Option<f64> {
     std::str::from_utf8(text).ok()?.parse().ok()
 }
 
-// ---------------------------------------------------------------------------------------------
-// Server side: request parser
-// ---------------------------------------------------------------------------------------------
-
-/// Finds `target` in `buf[from..]` the way Redis's `strchr` on its query buffer does: the
-/// search stops at a NUL byte, so a NUL before the terminator means "not found yet". (A real
-/// Redis then waits for more bytes, and eventually reports the line as too big.)
-fn find_c(buf: &[u8], from: usize, target: u8) -> Option<usize> {
-    let rest = buf.get(from..)?;
-    let i = rest.iter().position(|&b| b == target || b == 0)?;
-    (rest[i] == target).then_some(from + i)
-}
-
-/// Parses one client request from the start of `buf`, as Redis 8.2 does.
-///
-/// Returns `Ok(None)` if more bytes are needed, otherwise the arguments and the number of bytes
-/// consumed. An **empty argument list** means "nothing to run, drop the bytes and go on": Redis
-/// silently skips empty inline lines, blank lines, `*0` and negative counts such as `*-1`.
-/// After an `Err`, Redis replies with [`ProtocolError::to_reply`] and closes the connection.
-///
-/// A buffer starting with `*` is a multibulk request, anything else an inline one:
-/// * inline: a line up to `\n` (a `\r` before it is dropped), split with the
-///   [`tokenize`] rules; an unsplittable line is [`ProtocolError::UnbalancedQuotes`];
-///   more than [`INLINE_MAX_SIZE`] bytes without `\n` is [`ProtocolError::TooBigInlineRequest`].
-/// * multibulk: `*N\r\n` with `N <= MAX_MULTIBULK_LEN`, then N times `$len\r\n`, `len`
-///   bytes and 2 more bytes. Quirks kept from Redis: the header lines end at `\r` and the
-///   byte after it is skipped unchecked; the 2 bytes after an argument are skipped unchecked
-///   too (`$4\r\nPINGXX` is fine); a NUL inside a header line hides its `\r`.
-///
-/// The parser keeps no state between calls, so a request arriving in many pieces has its
-/// headers re-read on each call; Redis remembers its progress instead, with the same results.
-///
-/// Not modelled: the stricter limits Redis applies to clients that still have to AUTH.
-// The signature spells the type out so callers see it without chasing an alias.
-#[allow(clippy::type_complexity)]
-pub fn parse_request(buf: &[u8]) -> Result<Option<(Vec<Vec<u8>>, usize)>, ProtocolError> {
-    match buf.first() {
-        None => Ok(None),
-        Some(b'*') => parse_multibulk(buf),
-        Some(_) => parse_inline(buf),
-    }
-}
-
-/// Arguments and bytes used, or `None` if incomplete.
-type Parsed = Option<(Vec<Vec<u8>>, usize)>;
-
-fn parse_inline(buf: &[u8]) -> Result<Parsed, ProtocolError> {
-    let Some(nl) = find_c(buf, 0, b'\n') else {
-        return if buf.len() > INLINE_MAX_SIZE { Err(ProtocolError::TooBigInlineRequest) } else { Ok(None) };
-    };
-    let line = &buf[..nl];
-    let line = line.strip_suffix(b"\r").unwrap_or(line);
-    let args = tokenize(line).map_err(|_| ProtocolError::UnbalancedQuotes)?;
-    Ok(Some((args, nl + 1)))
-}
-
-/// Reads a `*N` / `$N` header line at `pos`: `Ok(None)` if incomplete, else the text between
-/// the type byte and `\r`, and the position after the two terminator bytes.
-fn header_line(buf: &[u8], pos: usize, too_big: ProtocolError) -> Result<Option<(&[u8], usize)>, ProtocolError> {
-    let Some(cr) = find_c(buf, pos, b'\r') else {
-        return if buf.len() - pos > INLINE_MAX_SIZE { Err(too_big) } else { Ok(None) };
-    };
-    // Redis needs the byte after '\r' to be there, but never looks at it.
-    if cr + 1 >= buf.len() {
-        return Ok(None);
-    }
-    Ok(Some((&buf[pos..cr], cr + 2)))
-}
-
-fn parse_multibulk(buf: &[u8]) -> Result<Parsed, ProtocolError> {
-    let Some((line, mut pos)) = header_line(buf, 0, ProtocolError::TooBigMbulkCountString)? else {
-        return Ok(None);
-    };
-    let count = parse_strict_i64(&line[1..])
-        .filter(|n| *n <= MAX_MULTIBULK_LEN)
-        .ok_or(ProtocolError::InvalidMultibulkLength)?;
-    if count <= 0 {
-        return Ok(Some((Vec::new(), pos)));
-    }
-    // `count` is untrusted: cap the up-front allocation by what the buffer could hold.
-    let mut args = Vec::with_capacity((count as usize).min(buf.len() / 4));
-    for _ in 0..count {
-        let Some((line, next)) = header_line(buf, pos, ProtocolError::TooBigBulkCountString)? else {
-            return Ok(None);
-        };
-        // `line` may be empty (`\r` right away), so look at the buffer itself.
-        if buf[pos] != b'$' {
-            return Err(ProtocolError::ExpectedDollar(buf[pos]));
-        }
-        let len = parse_strict_i64(&line[1..])
-            .filter(|n| (0..=MAX_BULK_LEN).contains(n))
-            .ok_or(ProtocolError::InvalidBulkLength)? as usize;
-        // The argument plus two trailing bytes that Redis skips without checking them.
-        if buf.len() - next < len + 2 {
-            return Ok(None);
-        }
-        args.push(buf[next..next + len].to_vec());
-        pos = next + len + 2;
-    }
-    Ok(Some((args, pos)))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn req(buf: &[u8]) -> Result<Parsed, ProtocolError> {
-        parse_request(buf)
-    }
-
-    fn args(list: &[&[u8]]) -> Vec<Vec<u8>> {
-        list.iter().map(|a| a.to_vec()).collect()
-    }
 
     #[test]
     fn integers_and_lengths_in_decimal() {
@@ -715,159 +594,5 @@ mod tests {
         ] {
             assert_eq!(parse_strict_i64(text), want, "{text:?}");
         }
-    }
-
-    #[test]
-    fn multibulk_requests() {
-        let ping = b"*1\r\n$4\r\nPING\r\n";
-        assert_eq!(req(ping), Ok(Some((args(&[b"PING"]), ping.len()))));
-        let set = b"*3\r\n$3\r\nSET\r\n$1\r\nk\r\n$0\r\n\r\nrest";
-        assert_eq!(req(set), Ok(Some((args(&[b"SET", b"k", b""]), set.len() - 4))));
-        // Binary-safe arguments.
-        assert_eq!(req(b"*1\r\n$3\r\n\0\r\n\r\n"), Ok(Some((args(&[b"\0\r\n"]), 13))));
-    }
-
-    #[test]
-    fn unchecked_terminators_are_skipped_like_redis() {
-        // Verified: `*1\r\n$4\r\nPINGXX` answers +PONG.
-        assert_eq!(req(b"*1\r\n$4\r\nPINGXX"), Ok(Some((args(&[b"PING"]), 14))));
-        // `*1\rx\n...`: the byte after '\r' is skipped, so the next header starts at '\n'.
-        assert_eq!(req(b"*1\rx\n$4\r\nPING\r\n"), Err(ProtocolError::ExpectedDollar(b'\n')));
-    }
-
-    #[test]
-    fn incomplete_requests_wait() {
-        for buf in [
-            &b""[..],
-            b"*",
-            b"*1",
-            b"*1\r",
-            b"*1\r\n",
-            b"*1\r\nX",
-            b"*1\r\nX\r",
-            b"*1\r\n$x\r",
-            b"*1\r\n$4\r\nPING",
-            b"*1\r\n$4\r\nPING\r",
-            b"*2\r\n$4\r\nECHO\r\n",
-            b"*2147483647\r\n",
-            b"*1\r\n$536870912\r\n",
-            b"PING",
-            b"PING\r",
-            // A NUL hides the terminator from Redis's C-string search.
-            b"*1\r\n\0\r\n",
-            b"PING\0\r\n",
-        ] {
-            assert_eq!(req(buf), Ok(None), "{buf:?}");
-        }
-    }
-
-    #[test]
-    fn empty_requests_are_skipped() {
-        for (buf, used) in [
-            (&b"*0\r\n"[..], 4),
-            (b"*-1\r\n", 5),
-            (b"*-2\r\nPING\r\n", 5),
-            (b"*-9223372036854775808\r\n", 23),
-            (b"\r\n", 2),
-            (b"\n", 1),
-            (b"   \r\n", 5),
-        ] {
-            assert_eq!(req(buf), Ok(Some((vec![], used))), "{buf:?}");
-        }
-    }
-
-    #[test]
-    fn request_errors_match_redis() {
-        use ProtocolError::*;
-        let cases: &[(&[u8], ProtocolError)] = &[
-            (b"*x\r\n", InvalidMultibulkLength),
-            (b"*\r\n", InvalidMultibulkLength),
-            (b"* 1\r\n", InvalidMultibulkLength),
-            (b"*+1\r\n", InvalidMultibulkLength),
-            (b"*01\r\n", InvalidMultibulkLength),
-            (b"*-0\r\n", InvalidMultibulkLength),
-            (b"*1x\r\n", InvalidMultibulkLength),
-            (b"*2147483648\r\n", InvalidMultibulkLength),
-            (b"*99999999999999999999\r\n", InvalidMultibulkLength),
-            (b"*1\r\n$x\r\n", InvalidBulkLength),
-            (b"*1\r\n$\r\n", InvalidBulkLength),
-            (b"*1\r\n$-1\r\n", InvalidBulkLength),
-            (b"*1\r\n$-0\r\n", InvalidBulkLength),
-            (b"*1\r\n$01\r\n", InvalidBulkLength),
-            (b"*1\r\n$+1\r\n", InvalidBulkLength),
-            (b"*1\r\n$ 1\r\n", InvalidBulkLength),
-            (b"*1\r\n$4x\r\n", InvalidBulkLength),
-            (b"*1\r\n$\xff\r\n", InvalidBulkLength),
-            (b"*2\r\n$536870913\r\n", InvalidBulkLength),
-            (b"*1\r\n:4\r\n", ExpectedDollar(b':')),
-            (b"*1\r\nX\r\n", ExpectedDollar(b'X')),
-            (b"*1\r\n\r\n", ExpectedDollar(b'\r')),
-            (b"*1\r\n\n\r\n", ExpectedDollar(b'\n')),
-            (b"*1\r\n\xff\r\n", ExpectedDollar(0xff)),
-            (b"ECHO \"a\r\n", UnbalancedQuotes),
-            (b"ECHO 'a\r\n", UnbalancedQuotes),
-            (b"ECHO \"a\"b\r\n", UnbalancedQuotes),
-            (b"ECHO \"a\"\"b\"\r\n", UnbalancedQuotes),
-        ];
-        for (buf, want) in cases {
-            assert_eq!(req(buf), Err(*want), "{buf:?}");
-        }
-    }
-
-    #[test]
-    fn request_error_texts() {
-        use ProtocolError::*;
-        let texts = [
-            (InvalidMultibulkLength, "Protocol error: invalid multibulk length"),
-            (InvalidBulkLength, "Protocol error: invalid bulk length"),
-            (ExpectedDollar(b'X'), "Protocol error: expected '$', got 'X'"),
-            (ExpectedDollar(b'\r'), "Protocol error: expected '$', got ' '"),
-            (ExpectedDollar(b'\n'), "Protocol error: expected '$', got ' '"),
-            (TooBigInlineRequest, "Protocol error: too big inline request"),
-            (TooBigMbulkCountString, "Protocol error: too big mbulk count string"),
-            (TooBigBulkCountString, "Protocol error: too big bulk count string"),
-            (UnbalancedQuotes, "Protocol error: unbalanced quotes in request"),
-        ];
-        for (err, text) in texts {
-            assert_eq!(err.to_string(), text);
-        }
-        assert_eq!(ExpectedDollar(0xff).to_bytes(), b"Protocol error: expected '$', got '\xff'");
-        assert_eq!(InvalidBulkLength.to_reply(), Reply::Error("ERR Protocol error: invalid bulk length".into()));
-    }
-
-    #[test]
-    fn line_size_limits() {
-        // Verified with 65536 / 65537 pending bytes and no terminator.
-        let mut inline = vec![b'A'; INLINE_MAX_SIZE];
-        assert_eq!(req(&inline), Ok(None));
-        inline.push(b'A');
-        assert_eq!(req(&inline), Err(ProtocolError::TooBigInlineRequest));
-        // A longer inline line is fine once its newline is there.
-        inline.extend_from_slice(b"\r\n");
-        assert_eq!(req(&inline).map(|r| r.map(|(a, n)| (a.len(), n))), Ok(Some((1, 65539))));
-
-        let mut count = b"*".to_vec();
-        count.resize(INLINE_MAX_SIZE, b'9');
-        assert_eq!(req(&count), Ok(None));
-        count.push(b'9');
-        assert_eq!(req(&count), Err(ProtocolError::TooBigMbulkCountString));
-
-        let mut bulk = b"*1\r\n$".to_vec();
-        bulk.resize(4 + INLINE_MAX_SIZE, b'9');
-        assert_eq!(req(&bulk), Ok(None));
-        bulk.push(b'9');
-        assert_eq!(req(&bulk), Err(ProtocolError::TooBigBulkCountString));
-    }
-
-    #[test]
-    fn inline_requests() {
-        assert_eq!(req(b"PING\r\n"), Ok(Some((args(&[b"PING"]), 6))));
-        assert_eq!(req(b"PING\n"), Ok(Some((args(&[b"PING"]), 5))));
-        // '\r' inside a line is whitespace for the splitter.
-        assert_eq!(req(b"PI\rNG\r\n"), Ok(Some((args(&[b"PI", b"NG"]), 7))));
-        assert_eq!(req(b"ECHO \"\\x41\" ''\r\n"), Ok(Some((args(&[b"ECHO", b"A", b""]), 16))));
-        // Only '*' at the very start selects multibulk.
-        assert_eq!(req(b" *1\r\n"), Ok(Some((args(&[b"*1"]), 5))));
-        assert_eq!(req(b"$4\r\nPING\r\n"), Ok(Some((args(&[b"$4"]), 4))));
     }
 }

@@ -14,6 +14,8 @@ mod admin;
 
 pub use admin::HostRequest;
 
+#[cfg(feature = "host-params")]
+use crate::command::server::HostParam;
 use crate::command::{self, Block, Clients, Ctx, Outcome, Run};
 use crate::error::{CmdError, Msg};
 use crate::profile::{Capabilities, Profile};
@@ -239,6 +241,9 @@ struct State {
     postponed: Vec<ConnId>,
     /// `maxclients` and the most the host can serve.
     clients: Clients,
+    /// The configuration parameters the host owns (the network server's limits).
+    #[cfg(feature = "host-params")]
+    host: Vec<HostParam>,
 }
 
 /// One engine, its clock and its connections, answering as one server profile.
@@ -284,12 +289,34 @@ impl Session {
                 #[cfg(feature = "host")]
                 postponed: Vec::new(),
                 clients: Clients::default(),
+                #[cfg(feature = "host-params")]
+                host: Vec::new(),
             },
             clock,
             caps,
             #[cfg(feature = "host")]
             requests: Vec::new(),
         }
+    }
+
+    /// Adds a configuration parameter the host owns: CONFIG GET and CONFIG SET treat it as
+    /// one of their own (the `host-params` feature; the wasm builds leave it out).
+    #[cfg(feature = "host-params")]
+    pub fn add_host_param(&mut self, param: HostParam) {
+        self.state.host.push(param);
+    }
+
+    /// A host-owned parameter's value as CONFIG GET shows it.
+    #[cfg(feature = "host-params")]
+    pub fn host_param(&self, name: &str) -> Option<&str> {
+        self.state.host.iter().find(|p| p.name == name).map(|p| p.value.as_str())
+    }
+
+    /// Counts the CONFIG SET calls that changed host-owned parameters, so the host reads
+    /// them again only when this moved.
+    #[cfg(feature = "host-params")]
+    pub fn host_changes(&self) -> u64 {
+        self.state.host.iter().map(|p| p.changes).sum()
     }
 
     /// The profile the session answers as.
@@ -560,16 +587,34 @@ impl Session {
             out.replies.push(Reply::Error(CmdError::SubscribedContext(full).to_string()));
             return;
         }
-        match spec.run {
-            Run::Data(handler) => match self.run_data(conn, handler, &args, now) {
-                Ok(Outcome::Reply(reply)) => out.replies.push(reply),
-                Ok(Outcome::Block(block)) => self.park(conn, block),
-                Err(error) => out.replies.push(Reply::Error(error.to_string())),
-            },
-            Run::Session => match self.run_session(conn, name, &args, now, out) {
-                Ok(()) => {}
-                Err(error) => out.replies.push(Reply::Error(error.to_string())),
-            },
+        let result = match spec.run {
+            Run::Data(handler) => self.run_data(conn, handler, &args, now),
+            Run::Owning(handler) => handler(&mut self.ctx(conn, now), args),
+            Run::Session => {
+                if let Err(error) = self.run_session(conn, name, &args, now, out) {
+                    out.replies.push(Reply::Error(error.to_string()));
+                }
+                return;
+            }
+        };
+        match result {
+            Ok(Outcome::Reply(reply)) => out.replies.push(reply),
+            Ok(Outcome::Block(block)) => self.park(conn, block),
+            Err(error) => out.replies.push(Reply::Error(error.to_string())),
+        }
+    }
+
+    /// What a data command of `conn` may touch.
+    fn ctx(&mut self, conn: ConnId, now: i64) -> Ctx<'_> {
+        let resp3 = self.state.conns[&conn].resp == 3;
+        Ctx {
+            db: &mut self.state.db,
+            now,
+            resp3,
+            caps: self.caps,
+            #[cfg(feature = "host-params")]
+            host: &mut self.state.host,
+            clients: &mut self.state.clients,
         }
     }
 
@@ -580,15 +625,13 @@ impl Session {
         args: &[Vec<u8>],
         now: i64,
     ) -> Result<Outcome, CmdError> {
-        let resp3 = self.state.conns[&conn].resp == 3;
         // Only INFO reads the counts, and they take a look at every connection.
         self.state.clients.counts = if cfg!(feature = "host") && command::is(command::arg(args, 0), "info") {
             Some(self.client_counts())
         } else {
             None
         };
-        let mut ctx = Ctx { db: &mut self.state.db, now, resp3, caps: self.caps, clients: &mut self.state.clients };
-        handler(&mut ctx, args)
+        handler(&mut self.ctx(conn, now), args)
     }
 
     /// Bookkeeping after every command: WATCH invalidation, then waking blocked reads whose
@@ -803,12 +846,7 @@ impl Session {
             #[cfg(feature = "host")]
             b"shutdown" => self.shutdown(conn, args)?,
             b"hello" => out.replies.push(self.hello(conn, args)?),
-            _ => {
-                return Err(CmdError::UnknownCommand {
-                    name: command::arg(args, 0).clone(),
-                    args: command::rest(args, 1).to_vec(),
-                })
-            }
+            _ => return Err(CmdError::unknown_command(args)),
         }
         Ok(())
     }

@@ -2,7 +2,7 @@
 //!
 //! The rules were re-derived by typing lines into an interactive `redis-cli` 7.0.15 connected
 //! to Redis 8.2.3 (which uses the same splitting rules for inline requests, see
-//! [`crate::resp::parse_request`]):
+//! [`crate::request::parse_request`]):
 //!
 //! * ASCII whitespace (space, `\t`, `\n`, `\v`, `\f`, `\r`) separates arguments; runs of it
 //!   count once and leading/trailing whitespace is ignored.
@@ -138,7 +138,10 @@ pub fn tokenize(line: &[u8]) -> Result<Vec<Vec<u8>>, TokenizeError> {
                     }
                 }
                 Quote::None => {
-                    if is_space(c) {
+                    // Only these end a bare word: a vertical tab or form feed inside one is
+                    // kept, though both are skipped between words (Redis 8.2.3 and redis-cli
+                    // agree: `ECHO a\x0bb` echoes three bytes).
+                    if matches!(c, b' ' | b'\t' | b'\n' | b'\r') {
                         break;
                     }
                     match c {
@@ -171,6 +174,7 @@ mod tests {
         assert!(ok(b"").is_empty());
         assert!(ok(b"   ").is_empty());
         assert!(ok(b" \t\r\n\x0b\x0c ").is_empty());
+        assert_eq!(ok(b"ECHO a\x0bb \x0cc\x0c"), [&b"ECHO"[..], b"a\x0bb", b"c\x0c"]);
     }
 
     #[test]

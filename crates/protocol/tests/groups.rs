@@ -38,8 +38,17 @@ impl T {
                 let caps = Profile::Redis82.caps();
                 let spec = check_call(&args, caps).map_err(|e| e.to_string())?;
                 let Run::Data(handler) = spec.run else { panic!("{line}: not a data command") };
-                let mut ctx =
-                    Ctx { db: &mut self.db, now: self.now, resp3: self.resp3, caps, clients: &mut Default::default() };
+                #[cfg(feature = "host-params")]
+                let mut host = Vec::new();
+                let mut ctx = Ctx {
+                    db: &mut self.db,
+                    now: self.now,
+                    resp3: self.resp3,
+                    caps,
+                    #[cfg(feature = "host-params")]
+                    host: &mut host,
+                    clients: &mut Default::default(),
+                };
                 handler(&mut ctx, &args).map_err(|e| e.to_string())
             }
         };

@@ -13,6 +13,8 @@ use std::path::{Path, PathBuf};
 use streamlab_protocol::command::server::{POLICIES, POLICY_ERROR};
 use streamlab_protocol::{tokenize, Profile};
 
+use crate::limits::Limits;
+
 /// The profile a server answers as unless told otherwise: Redis 8.2, the newest server every
 /// behaviour of which was checked against a real binary (clients that look at the version
 /// see a release they know).
@@ -79,6 +81,8 @@ pub struct Config {
     pub config_file: Option<PathBuf>,
     /// Print log lines on standard output (the binary does; the library is quiet by default).
     pub log: bool,
+    /// `proto-max-bulk-len`, `client-query-buffer-limit` and `client-output-buffer-limit`.
+    pub limits: Limits,
 }
 
 impl Default for Config {
@@ -96,6 +100,7 @@ impl Default for Config {
             clock: ClockKind::System,
             config_file: None,
             log: false,
+            limits: Limits::default(),
         }
     }
 }
@@ -257,7 +262,11 @@ impl Config {
                     _ => return Err(fail("argument must be 'system' or 'virtual'")),
                 }
             }
-            _ => warnings.push(format!("'{shown}': unsupported option; ignored")),
+            _ => {
+                if !self.limits.apply(&name, values).map_err(fail)? {
+                    warnings.push(format!("'{shown}': unsupported option; ignored"));
+                }
+            }
         }
         Ok(())
     }
@@ -382,5 +391,30 @@ mod tests {
         assert!(parsed.config.config_file.is_some());
         assert!(parse(&[dir.join("missing.conf").to_str().unwrap()]).is_err());
         std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn the_client_limits() {
+        let parsed = parse(&[
+            "--proto-max-bulk-len",
+            "2mb",
+            "--client-query-buffer-limit",
+            "1gb",
+            "--client-output-buffer-limit",
+            "pubsub",
+            "1mb",
+            "512kb",
+            "5",
+        ])
+        .unwrap();
+        let limits = parsed.config.limits;
+        assert_eq!((limits.max_bulk, limits.query_buffer), (2 * 1024 * 1024, 1024 * 1024 * 1024));
+        assert_eq!(limits.output[2].hard, 1024 * 1024);
+        assert_eq!((limits.output[2].soft, limits.output[2].soft_seconds), (512 * 1024, 5));
+        assert!(parsed.warnings.is_empty());
+        let error = parse(&["--proto-max-bulk-len", "1k"]).unwrap_err();
+        assert_eq!(error.reason, "argument must be between 1048576 and 9223372036854775807 inclusive");
+        let error = parse(&["--client-output-buffer-limit", "master", "1", "2", "3"]).unwrap_err();
+        assert_eq!(error.reason, "Invalid client class specified in buffer limit configuration.");
     }
 }

@@ -15,18 +15,20 @@
 //! `--port N` (0 turns TCP off), `--bind ADDR...` (default `127.0.0.1`: loopback only),
 //! `--unixsocket PATH`, `--unixsocketperm OCTAL`, `--save ""`, `--appendonly no`, `--dir PATH`,
 //! `--maxmemory-policy P`, `--maxclients N`, `--enable-debug-command yes|no|local`,
-//! `--daemonize no`, and two of StreamLab's own: `--profile NAME` and `--clock system|virtual`.
-//! A first argument that is not an option names a configuration file with the same
-//! directives. Anything else is reported on standard error and ignored. Log lines go to
-//! standard output in redis-server's format, including `Ready to accept connections tcp` /
-//! `unix`. SIGTERM, SIGINT and a client's SHUTDOWN close the listeners, remove the Unix
-//! socket file and exit with status 0; SIGHUP is ignored, as Redis ignores it.
+//! `--daemonize no`, the client limits `--proto-max-bulk-len`, `--client-query-buffer-limit`
+//! and `--client-output-buffer-limit` (see [`limits`]; CONFIG GET/SET too), and two of
+//! StreamLab's own: `--profile NAME` and `--clock system|virtual`. A first argument that is
+//! not an option names a configuration file with the same directives. Anything else is
+//! reported on standard error and ignored. Log lines go to standard output in redis-server's
+//! format, including `Ready to accept connections tcp` / `unix`. SIGTERM, SIGINT and a
+//! client's SHUTDOWN close the listeners, remove the Unix socket file and exit with status 0;
+//! SIGHUP is ignored, as Redis ignores it.
 //!
 //! At start the open-files limit is raised to `maxclients` + 32, or `maxclients` is lowered
 //! to fit it, with Redis's log lines; a client beyond `maxclients` is answered
 //! `-ERR max number of clients reached` and closed, and a failing accept() is logged at most
 //! once per 10 s. SHUTDOWN, CLIENT KILL and CLIENT PAUSE / UNPAUSE work as in Redis (see
-//! `limits.rs` and `server/host.rs`).
+//! `maxclients.rs` and `server/host.rs`).
 //!
 //! # Connections
 //!
@@ -40,7 +42,10 @@
 //!
 //! One thread serves everything, as in Redis: an epoll loop (through `mio`) reads the clients
 //! that are ready, runs their requests on the session and writes the replies. A client that
-//! leaves unread more than 1 MiB of replies is not read from until it catches up.
+//! leaves unread more than 1 MiB of replies is not read from until it catches up. A request is
+//! parsed as it arrives, each client remembering how far its request got, so a huge request
+//! trickled in slowly costs the others nothing; a client past `client-query-buffer-limit` or
+//! its class's `client-output-buffer-limit` is closed as Redis closes it.
 //!
 //! # DEBUG and the virtual clock
 //!
@@ -63,9 +68,13 @@
 //! BLOCK timeouts are reproducible. DEBUG is not queued by MULTI (the transaction fails) and,
 //! pipelined behind a blocked read, is answered as an unknown command when its turn comes.
 
+mod client;
 pub mod config;
-mod limits;
+mod conns;
+pub mod limits;
 mod log;
+mod maxclients;
+mod memory;
 mod server;
 
 use std::io::Write;

@@ -1,100 +1,201 @@
-//! How many clients the server takes, as Redis decides it: `maxclients` plus descriptors
-//! kept for the server's own files must fit the open-files limit, which is raised at start
-//! when it can be and otherwise lowers `maxclients`, with Redis's log lines. Also the accept
-//! path's guard against a log flood when the process runs out of descriptors anyway.
+//! The limits Redis puts on a client's input and output: `proto-max-bulk-len`,
+//! `client-query-buffer-limit` and `client-output-buffer-limit`, with Redis 8.2.3's defaults,
+//! value syntax and error texts (each checked against the real server). They are set on the
+//! command line or in the configuration file, and are host parameters of the session, so
+//! CONFIG GET and CONFIG SET (inside MULTI too) treat them as Redis does.
 
-use std::io;
 use std::time::{Duration, Instant};
 
-use nix::sys::resource::{getrlimit, setrlimit, Resource};
+use streamlab_protocol::command::server::{parse_memory, HostParam};
+use streamlab_protocol::request::MAX_BULK_LEN;
+use streamlab_protocol::Session;
 
-use crate::log::{self, Level};
+/// The smallest `proto-max-bulk-len` and `client-query-buffer-limit` Redis accepts (1 MB).
+const MIN_LIMIT: u64 = 1024 * 1024;
 
-/// Descriptors kept for the server itself (listeners, epoll, logs), as many as Redis keeps.
-const RESERVED_FDS: u64 = 32;
-
-/// What a client over `maxclients` is told before it is closed.
-pub const MAX_CLIENTS_REACHED: &[u8] = b"-ERR max number of clients reached\r\n";
-
-/// What the open-files limit allows: the `maxclients` to use, and the most CONFIG SET may
-/// raise it to later (what the descriptors already hold; the limit is not raised again).
+/// One client class's output limit: a client whose unsent output reaches `hard` bytes, or
+/// stays at `soft` bytes or more for longer than `soft_seconds`, is disconnected. 0 turns a
+/// limit off.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Fit {
-    /// `maxclients`, lowered if the limit could not be raised enough.
-    pub maxclients: u64,
-    /// The open-files limit less the reserved descriptors.
-    pub ceiling: u64,
+pub struct ClassLimit {
+    /// Bytes that disconnect at once.
+    pub hard: u64,
+    /// Bytes that disconnect when they last.
+    pub soft: u64,
+    /// How long the soft limit may last.
+    pub soft_seconds: u32,
 }
 
-/// Makes room for `maxclients` clients: raises the open-files limit to `maxclients` + 32 if it
-/// is lower, or as far as the hard limit lets it, and returns what fits. An error (the limit
-/// cannot hold a single client) carries Redis's message; the server stops.
-pub fn fit_open_files(maxclients: u64, log_enabled: bool) -> io::Result<Fit> {
-    let needed = maxclients.saturating_add(RESERVED_FDS);
-    let Ok((soft, hard)) = getrlimit(Resource::RLIMIT_NOFILE) else {
-        return Ok(Fit { maxclients, ceiling: maxclients });
-    };
-    if soft >= needed {
-        return Ok(Fit { maxclients, ceiling: (soft - RESERVED_FDS).min(u64::from(u32::MAX)) });
+/// The classes `client-output-buffer-limit` names, in the order CONFIG GET lists them.
+/// StreamLab has no replicas, but the class is kept and shown as Redis shows it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Class {
+    /// Every client not in another class.
+    Normal = 0,
+    /// Replicas (`slave` or `replica`).
+    Replica = 1,
+    /// Clients subscribed to a channel or pattern.
+    Pubsub = 2,
+}
+
+const CLASS_NAMES: [&str; 3] = ["normal", "slave", "pubsub"];
+
+/// Every limit the server enforces on clients.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Limits {
+    /// Longest bulk argument (`proto-max-bulk-len`).
+    pub max_bulk: i64,
+    /// Most bytes a client's pending input may hold (`client-query-buffer-limit`).
+    pub query_buffer: u64,
+    /// Output limits per [`Class`] (`client-output-buffer-limit`).
+    pub output: [ClassLimit; 3],
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        let mb = 1024 * 1024;
+        Limits {
+            max_bulk: MAX_BULK_LEN,
+            query_buffer: 1024 * mb,
+            output: [
+                ClassLimit { hard: 0, soft: 0, soft_seconds: 0 },
+                ClassLimit { hard: 256 * mb, soft: 64 * mb, soft_seconds: 60 },
+                ClassLimit { hard: 32 * mb, soft: 8 * mb, soft_seconds: 60 },
+            ],
+        }
     }
-    match setrlimit(Resource::RLIMIT_NOFILE, needed, needed) {
-        Ok(()) => {
-            log::line(
-                log_enabled,
-                Level::Notice,
-                &format!("Increased maximum number of open files to {needed} (it was originally set to {soft})."),
-            );
-            Ok(Fit { maxclients, ceiling: maxclients })
+}
+
+impl Limits {
+    /// Applies a directive from the command line or the configuration file; `Ok(false)` if
+    /// the name is not one of these. The error is the reason Redis gives.
+    pub fn apply(&mut self, name: &str, values: &[String]) -> Result<bool, &'static str> {
+        let value = values.join(" ");
+        match name {
+            "proto-max-bulk-len" => self.max_bulk = limit(value.as_bytes())? as i64,
+            "client-query-buffer-limit" => self.query_buffer = limit(value.as_bytes())?,
+            "client-output-buffer-limit" => self.output = output_limits(self.output, value.as_bytes())?,
+            _ => return Ok(false),
         }
-        Err(error) => {
-            // As much as the hard limit allows, without privileges.
-            let best = if hard > soft && setrlimit(Resource::RLIMIT_NOFILE, hard, hard).is_ok() { hard } else { soft };
-            if best <= RESERVED_FDS {
-                return Err(io::Error::other(format!(
-                    "Your current 'ulimit -n' of {soft} is not enough for the server to start. Please increase your open file limit to at least {needed}. Exiting."
-                )));
+        Ok(true)
+    }
+
+    /// The session parameters that show and change these limits.
+    pub fn host_params(&self) -> Vec<HostParam> {
+        let param = |name, value, check| HostParam { name, value, check, changes: 0 };
+        vec![
+            param("proto-max-bulk-len", self.max_bulk.to_string(), |_, new| limit(new).map(|n| n.to_string())),
+            param("client-query-buffer-limit", self.query_buffer.to_string(), |_, new| {
+                limit(new).map(|n| n.to_string())
+            }),
+            param("client-output-buffer-limit", show_output(&self.output), |current, new| {
+                let current = output_limits(Limits::default().output, current.as_bytes())?;
+                output_limits(current, new).map(|limits| show_output(&limits))
+            }),
+        ]
+    }
+
+    /// The limits as the session's parameters now say (they hold only values their checks
+    /// accepted).
+    pub fn from_session(session: &Session) -> Limits {
+        let mut limits = Limits::default();
+        for name in ["proto-max-bulk-len", "client-query-buffer-limit", "client-output-buffer-limit"] {
+            if let Some(value) = session.host_param(name) {
+                let _ = limits.apply(name, &[value.to_owned()]);
             }
-            let reduced = best - RESERVED_FDS;
-            for line in [
-                format!("You requested maxclients of {maxclients} requiring at least {needed} max file descriptors."),
-                format!("Server can't set maximum open files to {needed} because of OS error: {}.", error.desc()),
-                format!("Current maximum open files is {best}. maxclients has been reduced to {reduced} to compensate for low ulimit. If you need higher maxclients increase 'ulimit -n'."),
-            ] {
-                log::line(log_enabled, Level::Warning, &line);
-            }
-            Ok(Fit { maxclients: reduced, ceiling: reduced })
         }
+        limits
     }
 }
 
-/// How often a failing accept() is logged: once, then at most one line per period saying
-/// how many more failed, instead of a line every retry.
-const ACCEPT_LOG_PERIOD: Duration = Duration::from_secs(10);
-
-/// accept() failures (out of descriptors) since the last line logged.
-#[derive(Default)]
-pub struct AcceptErrors {
-    logged_at: Option<Instant>,
-    unlogged: u64,
+/// A `proto-max-bulk-len` or `client-query-buffer-limit` value: a memory amount from 1 MB to
+/// the largest signed 64-bit number.
+fn limit(value: &[u8]) -> Result<u64, &'static str> {
+    let n = parse_memory(value).ok_or("argument must be a memory value")?;
+    if !(MIN_LIMIT..=i64::MAX as u64).contains(&n) {
+        return Err("argument must be between 1048576 and 9223372036854775807 inclusive");
+    }
+    Ok(n)
 }
 
-impl AcceptErrors {
-    /// Counts a failure at `now` and logs it unless a line was logged less than a period
-    /// before; returns whether it logged.
-    pub fn report(&mut self, error: &io::Error, now: Instant, log_enabled: bool) -> bool {
-        if self.logged_at.is_some_and(|at| now.duration_since(at) < ACCEPT_LOG_PERIOD) {
-            self.unlogged += 1;
-            return false;
-        }
-        let more = match self.unlogged {
-            0 => String::new(),
-            n => format!(" ({n} more since the last report)"),
+/// Applies a `client-output-buffer-limit` value to `current`: groups of `class hard soft
+/// seconds` separated by single spaces (an empty value changes nothing); every group is
+/// checked before any applies.
+fn output_limits(mut current: [ClassLimit; 3], value: &[u8]) -> Result<[ClassLimit; 3], &'static str> {
+    if value.is_empty() {
+        return Ok(current);
+    }
+    let words: Vec<&[u8]> = value.split(|&b| b == b' ').collect();
+    if !words.len().is_multiple_of(4) {
+        return Err("Wrong number of arguments in buffer limit configuration.");
+    }
+    let mut changes = Vec::new();
+    for group in words.chunks_exact(4) {
+        let class = match group[0].to_ascii_lowercase().as_slice() {
+            b"normal" => Class::Normal,
+            b"slave" | b"replica" => Class::Replica,
+            b"pubsub" => Class::Pubsub,
+            _ => return Err("Invalid client class specified in buffer limit configuration."),
         };
-        log::line(log_enabled, Level::Warning, &format!("Accepting client connection: {error}{more}"));
-        self.logged_at = Some(now);
-        self.unlogged = 0;
-        true
+        let bad = "Error in hard, soft or soft_seconds setting in buffer limit configuration.";
+        let hard = parse_memory(group[1]).ok_or(bad)?;
+        let soft = parse_memory(group[2]).ok_or(bad)?;
+        let soft_seconds = seconds(group[3]).ok_or(bad)?;
+        changes.push((class, ClassLimit { hard, soft, soft_seconds }));
     }
+    for (class, limit) in changes {
+        current[class as usize] = limit;
+    }
+    Ok(current)
+}
+
+/// A soft limit's seconds as Redis reads them: C's `strtoll` over the whole text (leading
+/// blanks and a sign allowed; the empty text is 0), kept in a 32-bit `int`. A negative
+/// number, or one whose low 32 bits are, is refused.
+fn seconds(text: &[u8]) -> Option<u32> {
+    if text.is_empty() {
+        return Some(0);
+    }
+    let start = text.iter().position(|b| !matches!(b, b' ' | b'\t' | b'\n' | 0x0b | 0x0c | b'\r'))?;
+    let (negative, digits) = match &text[start..] {
+        [b'-', rest @ ..] => (true, rest),
+        [b'+', rest @ ..] => (false, rest),
+        rest => (false, rest),
+    };
+    if digits.is_empty() || !digits.iter().all(u8::is_ascii_digit) {
+        return None;
+    }
+    // strtoll saturates at the 64-bit bounds.
+    let mut n: i64 = 0;
+    for &d in digits {
+        n = n.saturating_mul(10).saturating_add(i64::from(d - b'0'));
+    }
+    if negative {
+        n = -n;
+    }
+    u32::try_from(n as i32).ok()
+}
+
+fn show_output(limits: &[ClassLimit; 3]) -> String {
+    let groups: Vec<String> = (0..3)
+        .map(|i| format!("{} {} {} {}", CLASS_NAMES[i], limits[i].hard, limits[i].soft, limits[i].soft_seconds))
+        .collect();
+    groups.join(" ")
+}
+
+/// Whether a client with `unsent` bytes of output is over its class's limit now; `soft_since`
+/// is when it last went over the soft limit (kept by this check).
+pub fn over_output_limit(limit: ClassLimit, unsent: usize, soft_since: &mut Option<Instant>, now: Instant) -> bool {
+    let unsent = unsent as u64;
+    if limit.hard > 0 && unsent >= limit.hard {
+        return true;
+    }
+    if limit.soft > 0 && unsent >= limit.soft {
+        let since = *soft_since.get_or_insert(now);
+        return now.duration_since(since) > Duration::from_secs(u64::from(limit.soft_seconds));
+    }
+    *soft_since = None;
+    false
 }
 
 #[cfg(test)]
@@ -102,15 +203,69 @@ mod tests {
     use super::*;
 
     #[test]
-    fn accept_errors_log_once_per_period() {
-        // The review saw a line every 10 ms retry: 6,000 lines a minute.
-        let mut errors = AcceptErrors::default();
-        let error = io::Error::from_raw_os_error(24);
-        let start = Instant::now();
-        let logged: Vec<bool> =
-            (0..6000u64).map(|i| errors.report(&error, start + Duration::from_millis(10 * i), false)).collect();
-        // Minute-long retries: one line at the start and one per 10 s after it.
-        assert_eq!(logged.iter().filter(|&&l| l).count(), 6);
-        assert!(logged[0] && logged[1000] && !logged[1] && !logged[999]);
+    fn values_and_errors_as_redis() {
+        // Each was sent to Redis 8.2.3 with CONFIG SET.
+        assert_eq!(limit(b"1mb"), Ok(1048576));
+        assert_eq!(limit(b"512MB"), Ok(536870912));
+        assert_eq!(limit(b"9223372036854775807"), Ok(i64::MAX as u64));
+        let range = Err("argument must be between 1048576 and 9223372036854775807 inclusive");
+        for value in [&b"100"[..], b"1048575", b"1024k", b"", b"9223372036854775808", b"99999999999999999999999"] {
+            assert_eq!(limit(value), range, "{value:?}");
+        }
+        for value in [&b"abc"[..], b"-1", b"1.5mb"] {
+            assert_eq!(limit(value), Err("argument must be a memory value"), "{value:?}");
+        }
+        let defaults = Limits::default().output;
+        assert_eq!(show_output(&defaults), "normal 0 0 0 slave 268435456 67108864 60 pubsub 33554432 8388608 60");
+        let set = |value: &[u8]| output_limits(defaults, value).map(|l| show_output(&l));
+        assert_eq!(set(b"PubSub 1k 2K 3").unwrap(), "normal 0 0 0 slave 268435456 67108864 60 pubsub 1000 2000 3");
+        assert_eq!(
+            set(b"replica 1mb 1 3 normal 5 6 7").unwrap(),
+            "normal 5 6 7 slave 1048576 1 3 pubsub 33554432 8388608 60"
+        );
+        assert_eq!(set(b"pubsub 0 0 0 pubsub 1 2 3").unwrap(), "normal 0 0 0 slave 268435456 67108864 60 pubsub 1 2 3");
+        assert_eq!(set(b"").unwrap(), show_output(&defaults));
+        for (value, seconds) in [(&b"01"[..], 1), (b"+5", 5), (b"-0", 0), (b"\t5", 5), (b"99999999999999", 276447231)] {
+            let value = [&b"pubsub 1 2 "[..], value].concat();
+            assert_eq!(output_limits(defaults, &value).unwrap()[2].soft_seconds, seconds, "{value:?}");
+        }
+        assert_eq!(set(b"pubsub 99999999999999999999999 2 5").unwrap().split(' ').nth(9), Some("18446744073709551615"));
+        let count = Err("Wrong number of arguments in buffer limit configuration.");
+        for value in [&b"normal 1 2"[..], b"pubsub 1 2  5", b" pubsub 1 2 5", b"normal 0 0 0 slave"] {
+            assert_eq!(set(value), count, "{value:?}");
+        }
+        assert_eq!(set(b"master 1 2 3"), Err("Invalid client class specified in buffer limit configuration."));
+        let bad = Err("Error in hard, soft or soft_seconds setting in buffer limit configuration.");
+        for value in [
+            &b"pubsub 1mb 2k x"[..],
+            b"pubsub -1 1 3",
+            b"pubsub 1 1 -3",
+            b"pubsub 1 2 2147483648",
+            b"pubsub 1 2 3x",
+            b"pubsub 1 2 0x10",
+            b"pubsub 1 2 9223372036854775807",
+        ] {
+            assert_eq!(set(value), bad, "{value:?}");
+        }
+        // The empty number is 0 for strtoll.
+        assert_eq!(output_limits(defaults, b"pubsub 1 2 ").unwrap()[2].soft_seconds, 0);
+    }
+
+    #[test]
+    fn hard_and_soft_limits() {
+        let limit = ClassLimit { hard: 100, soft: 10, soft_seconds: 2 };
+        let t0 = Instant::now();
+        let mut since = None;
+        assert!(!over_output_limit(limit, 9, &mut since, t0));
+        assert!(!over_output_limit(limit, 10, &mut since, t0));
+        assert_eq!(since, Some(t0));
+        assert!(!over_output_limit(limit, 50, &mut since, t0 + Duration::from_secs(2)));
+        assert!(over_output_limit(limit, 50, &mut since, t0 + Duration::from_millis(2001)));
+        // Going under resets the soft limit's clock.
+        assert!(!over_output_limit(limit, 5, &mut since, t0 + Duration::from_secs(3)));
+        assert_eq!(since, None);
+        assert!(over_output_limit(limit, 100, &mut since, t0));
+        let off = ClassLimit { hard: 0, soft: 0, soft_seconds: 0 };
+        assert!(!over_output_limit(off, usize::MAX, &mut since, t0));
     }
 }

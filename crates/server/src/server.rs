@@ -10,9 +10,8 @@
 //! request path and no thread switch happens between a request and its reply.
 
 use std::collections::BTreeMap;
-use std::io::{self, Read, Write};
-use std::net::{IpAddr, Ipv4Addr, Ipv6Addr, Shutdown, SocketAddr};
-use std::os::fd::AsRawFd;
+use std::io;
+use std::net::{IpAddr, Ipv4Addr, Ipv6Addr, SocketAddr};
 use std::os::unix::fs::PermissionsExt;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::path::{Path, PathBuf};
@@ -21,43 +20,20 @@ use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
-use mio::net::{TcpListener, TcpStream, UnixListener, UnixStream};
+use mio::net::{TcpListener, UnixListener};
 use mio::{Events, Interest, Poll, Token, Waker};
 use streamlab_protocol::command::is;
 use streamlab_protocol::{
-    encode, encode_into, parse_request, Clock, CmdError, ConnId, Delivery, HostRequest, ProtocolError, Reply, Session,
-    VIRTUAL_CLOCK_MAX_MS, VIRTUAL_EPOCH_MS,
+    encode_into, Clock, CmdError, ConnId, Delivery, HostRequest, Reply, Session, VIRTUAL_CLOCK_MAX_MS, VIRTUAL_EPOCH_MS,
 };
 
+use crate::client::{Client, Closing, Sock, READ_CHUNK};
 use crate::config::{ClockKind, Config, DebugAccess, Port};
-use crate::limits::{self, AcceptErrors, MAX_CLIENTS_REACHED};
+use crate::conns::{route, Core};
 use crate::log::{self, Level};
+use crate::maxclients::{self, AcceptErrors, MAX_CLIENTS_REACHED};
 
 mod host;
-
-/// A client whose unparsed input grows past this is closed, as Redis closes clients past
-/// `client-query-buffer-limit` (1 GB).
-const MAX_QUERY_BUFFER: usize = 1024 * 1024 * 1024;
-
-/// A subscriber whose unsent output grows past this is disconnected (Redis's default hard
-/// `client-output-buffer-limit` for Pub/Sub clients).
-const PUBSUB_OUTPUT_LIMIT: usize = 32 * 1024 * 1024;
-
-/// A client with this much unsent output is not read from until it takes some: a client that
-/// pipelines without reading its replies waits, instead of growing the server's memory.
-const OUTPUT_BACKPRESSURE: usize = 1024 * 1024;
-
-/// How much one read takes from a socket. A read that fills it leaves the client marked
-/// readable for the next round, so one busy client cannot hold the loop.
-const READ_CHUNK: usize = 64 * 1024;
-
-/// An incomplete request larger than this is parsed again only when the buffer has doubled
-/// or the client paused: the parser starts from the request's first byte each time, so
-/// retrying after every read would cost quadratic time on a request of many arguments.
-const DEFER_PARSE_OVER: usize = 256 * 1024;
-
-/// How long a pause in a large request's bytes is before the buffer is parsed anyway.
-const PAUSE: Duration = Duration::from_millis(5);
 
 /// How long the loop waits before accepting again after accept() failed (out of descriptors).
 const ACCEPT_RETRY: Duration = Duration::from_millis(10);
@@ -83,195 +59,6 @@ fn client_token(id: ConnId) -> Token {
     Token(id as usize)
 }
 
-/// A connected socket of either family.
-enum Sock {
-    Tcp(TcpStream),
-    Unix(UnixStream),
-}
-
-impl Sock {
-    fn shutdown(&self) {
-        let _ = match self {
-            Sock::Tcp(s) => s.shutdown(Shutdown::Both),
-            Sock::Unix(s) => s.shutdown(Shutdown::Both),
-        };
-    }
-
-    fn fd(&self) -> i32 {
-        match self {
-            Sock::Tcp(s) => s.as_raw_fd(),
-            Sock::Unix(s) => s.as_raw_fd(),
-        }
-    }
-
-    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
-        match self {
-            Sock::Tcp(s) => s.read(buf),
-            Sock::Unix(s) => s.read(buf),
-        }
-    }
-
-    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
-        match self {
-            Sock::Tcp(s) => s.write(buf),
-            Sock::Unix(s) => s.write(buf),
-        }
-    }
-
-    fn source(&mut self) -> &mut dyn mio::event::Source {
-        match self {
-            Sock::Tcp(s) => s,
-            Sock::Unix(s) => s,
-        }
-    }
-}
-
-/// What a connection asked for while blocked and gets once its wait ends.
-enum Closing {
-    /// Send these bytes, then close (QUIT, a protocol error).
-    Pending(Vec<u8>),
-    /// Already queued for sending.
-    Sent,
-}
-
-/// A client: its socket, its buffers and what CLIENT LIST shows about it.
-struct Client {
-    sock: Sock,
-    addr: String,
-    laddr: String,
-    unix: bool,
-    /// On a Unix socket or from a loopback address (`enable-debug-command local`).
-    local: bool,
-    created: Instant,
-    last_command: Instant,
-    closing: Option<Closing>,
-    /// Received bytes not parsed yet.
-    input: Vec<u8>,
-    /// Encoded replies not written yet; `output[sent..]` is what is left.
-    output: Vec<u8>,
-    sent: usize,
-    /// The socket may hold unread bytes (mio reports readiness once per change).
-    readable: bool,
-    /// Queued in `Core::to_read` / `Core::to_write` (so it is queued once).
-    queued_read: bool,
-    queued_write: bool,
-    /// Parse again once the input reaches this size (0: after every read) ...
-    parse_at: usize,
-    /// ... or when no byte came for a `PAUSE` (the deadline, while bytes are held back).
-    held_until: Option<Instant>,
-    /// The client is gone from the session: close once `output` is written.
-    hangup: bool,
-}
-
-impl Client {
-    fn unsent(&self) -> usize {
-        self.output.len() - self.sent
-    }
-}
-
-/// Everything the loop thread owns and changes.
-struct Core {
-    session: Session,
-    clients: BTreeMap<ConnId, Client>,
-    /// Clients with input to read or parse this round.
-    to_read: Vec<ConnId>,
-    /// Clients with output to write at the end of the round.
-    to_write: Vec<ConnId>,
-    /// Clients holding back a large incomplete request (`Client::held_until` is set).
-    held: Vec<ConnId>,
-}
-
-impl Core {
-    /// Whether the connection speaks RESP3 (its replies and pushes are encoded so).
-    fn resp3(&self, id: ConnId) -> bool {
-        self.session.conn(id).is_some_and(|c| c.resp == 3)
-    }
-
-    /// Whether the connection waits (in a blocked read, or behind CLIENT PAUSE).
-    fn blocked(&self, id: ConnId) -> bool {
-        self.session.conn(id).is_some_and(|c| c.waiting())
-    }
-
-    fn queue_read(&mut self, id: ConnId) {
-        if let Some(client) = self.clients.get_mut(&id) {
-            if !client.queued_read {
-                client.queued_read = true;
-                self.to_read.push(id);
-            }
-        }
-    }
-
-    fn queue_write(&mut self, id: ConnId) {
-        if let Some(client) = self.clients.get_mut(&id) {
-            if !client.queued_write {
-                client.queued_write = true;
-                self.to_write.push(id);
-            }
-        }
-    }
-
-    /// Writes what the client is owed, as much as its socket takes; closes it when it hung up
-    /// and everything is written.
-    fn write_client(&mut self, id: ConnId) {
-        let Some(client) = self.clients.get_mut(&id) else { return };
-        let mut failed = false;
-        while client.sent < client.output.len() {
-            match client.sock.write(&client.output[client.sent..]) {
-                Ok(0) => {
-                    failed = true;
-                    break;
-                }
-                Ok(n) => client.sent += n,
-                // The socket reports when it can take more.
-                Err(e) if e.kind() == io::ErrorKind::WouldBlock => break,
-                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
-                Err(_) => {
-                    failed = true;
-                    break;
-                }
-            }
-        }
-        if failed {
-            self.drop_client(id);
-            return;
-        }
-        if client.sent == client.output.len() {
-            client.sent = 0;
-            client.output.clear();
-            if client.output.capacity() > 64 * 1024 {
-                client.output = Vec::new();
-            }
-            if client.hangup {
-                self.drop_client(id);
-            } else if client.readable {
-                // Reading waited for the output to drain.
-                self.queue_read(id);
-            }
-        } else if client.sent > 64 * 1024 {
-            client.output.drain(..client.sent);
-            client.sent = 0;
-        }
-    }
-
-    /// The client leaves the session now; its socket closes once what is queued is written.
-    fn hang_up(&mut self, id: ConnId) {
-        self.session.disconnect(id);
-        if let Some(client) = self.clients.get_mut(&id) {
-            client.hangup = true;
-            client.input = Vec::new();
-        }
-        self.queue_write(id);
-    }
-
-    /// The client leaves at once, whatever it had queued.
-    fn drop_client(&mut self, id: ConnId) {
-        self.session.disconnect(id);
-        if let Some(client) = self.clients.remove(&id) {
-            client.sock.shutdown();
-        }
-    }
-}
-
 /// What INFO reports about the process (the session cannot know it).
 struct ProcessInfo {
     tcp_port: u16,
@@ -281,10 +68,10 @@ struct ProcessInfo {
 }
 
 /// What the loop reads but never changes.
-struct Settings {
+pub(crate) struct Settings {
     debug: DebugAccess,
     clock: ClockKind,
-    log: bool,
+    pub(crate) log: bool,
     info: ProcessInfo,
 }
 
@@ -311,7 +98,7 @@ impl Shared {
 }
 
 /// How one request ended.
-enum Step {
+pub(crate) enum Step {
     Go,
     /// Send what is pending, then close (QUIT, a panic).
     Close,
@@ -336,7 +123,7 @@ impl Server {
     /// Binds every listener the configuration asks for and starts serving. Errors carry the
     /// message redis-server would log for them.
     pub fn start(config: &Config) -> io::Result<Server> {
-        let fit = limits::fit_open_files(config.maxclients, config.log)?;
+        let fit = maxclients::fit_open_files(config.maxclients, config.log)?;
         let mut listeners = Vec::new();
         let mut tcp = Vec::new();
         let port = match config.port {
@@ -436,6 +223,9 @@ impl Server {
         let mut session = Session::with_profile(clock, config.profile);
         // What the descriptors allow is also the most CONFIG SET maxclients may ask for.
         session.set_client_limits(fit.maxclients, fit.ceiling);
+        for param in config.limits.host_params() {
+            session.add_host_param(param);
+        }
         let event_loop = EventLoop {
             poll,
             listeners,
@@ -448,7 +238,10 @@ impl Server {
                 clients: BTreeMap::new(),
                 to_read: Vec::new(),
                 to_write: Vec::new(),
-                held: Vec::new(),
+                limits: config.limits,
+                limits_seen: 0,
+                log: config.log,
+                released: 0,
             },
             settings: Settings {
                 debug: config.debug,
@@ -526,18 +319,18 @@ impl Drop for Server {
 }
 
 /// The loop thread's state.
-struct EventLoop {
+pub(crate) struct EventLoop {
     poll: Poll,
     listeners: Vec<Listener>,
     /// When to try accepting again after accept() failed.
     retry_accept: Option<Instant>,
     accept_errors: AcceptErrors,
     /// One read buffer for every client.
-    chunk: Vec<u8>,
+    pub(crate) chunk: Vec<u8>,
     /// The requests of the batch being run (kept for its allocation).
-    requests: Vec<Vec<Vec<u8>>>,
-    core: Core,
-    settings: Settings,
+    pub(crate) requests: Vec<Vec<Vec<u8>>>,
+    pub(crate) core: Core,
+    pub(crate) settings: Settings,
     shared: Arc<Shared>,
 }
 
@@ -584,6 +377,7 @@ impl EventLoop {
             self.read_ready();
             self.serve_timeouts();
             self.write_pending();
+            self.core.trim_if_released();
         }
         // Shutdown: the listeners close as they drop; every client is cut off.
         self.listeners.clear();
@@ -593,7 +387,7 @@ impl EventLoop {
     }
 
     /// How long the next poll may wait: not at all while a client has unread input, else
-    /// until the next blocked read's deadline, held-back parse or accept retry. (No write is
+    /// until the next blocked read's deadline or accept retry. (No write is
     /// queued here: every round ends with `write_pending`, which queues none.)
     fn timeout(&self) -> Option<Duration> {
         if !self.core.to_read.is_empty() {
@@ -602,11 +396,6 @@ impl EventLoop {
         let now = Instant::now();
         let mut next: Option<Instant> = self.retry_accept;
         let mut sooner = |at: Instant| next = Some(next.map_or(at, |n| n.min(at)));
-        for id in &self.core.held {
-            if let Some(at) = self.core.clients.get(id).and_then(|c| c.held_until) {
-                sooner(at);
-            }
-        }
         if self.settings.clock == ClockKind::System {
             if let Some(deadline) = self.core.session.next_deadline() {
                 let wait = u64::try_from(deadline - system_ms()).unwrap_or(0);
@@ -665,139 +454,10 @@ impl EventLoop {
         let connected = self.core.session.connect();
         debug_assert_eq!(connected, id);
         self.core.session.set_address(id, addr.clone(), laddr.clone());
-        let now = Instant::now();
-        self.core.clients.insert(
-            id,
-            Client {
-                sock,
-                addr,
-                laddr,
-                unix,
-                local,
-                created: now,
-                last_command: now,
-                closing: None,
-                input: Vec::new(),
-                output: Vec::new(),
-                sent: 0,
-                readable: true,
-                queued_read: false,
-                queued_write: false,
-                parse_at: 0,
-                held_until: None,
-                hangup: false,
-            },
-        );
+        self.core.clients.insert(id, Client::new(sock, addr, laddr, unix, local));
         // Bytes may have come before the registration.
         self.core.queue_read(id);
         Ok(())
-    }
-
-    /// Reads once from every client queued for reading and runs what it sent.
-    fn read_ready(&mut self) {
-        if !self.core.held.is_empty() {
-            // Clients whose held-back input waited a whole pause are parsed now.
-            let now = Instant::now();
-            let mut held = std::mem::take(&mut self.core.held);
-            let mut due = Vec::new();
-            held.retain(|&id| match self.core.clients.get_mut(&id) {
-                Some(client) if client.held_until.is_some_and(|at| at <= now) => {
-                    client.held_until = None;
-                    client.parse_at = 0;
-                    due.push(id);
-                    false
-                }
-                Some(client) => client.held_until.is_some(),
-                None => false,
-            });
-            self.core.held = held;
-            for id in due {
-                self.core.queue_read(id);
-            }
-        }
-        let ids = std::mem::take(&mut self.core.to_read);
-        for id in ids {
-            if let Some(client) = self.core.clients.get_mut(&id) {
-                client.queued_read = false;
-            }
-            self.read_client(id);
-        }
-    }
-
-    fn read_client(&mut self, id: ConnId) {
-        let Some(client) = self.core.clients.get_mut(&id) else { return };
-        if client.hangup {
-            return;
-        }
-        let mut got = 0;
-        if client.readable && client.unsent() < OUTPUT_BACKPRESSURE {
-            match client.sock.read(&mut self.chunk) {
-                Ok(0) => {
-                    // The client is done sending; what it is owed is still written.
-                    self.core.hang_up(id);
-                    return;
-                }
-                Ok(n) => {
-                    got = n;
-                    // A short read emptied the socket; more bytes will be reported. A full
-                    // one may have left some: come back next round.
-                    if n == self.chunk.len() {
-                        self.core.queue_read(id);
-                    } else {
-                        client.readable = false;
-                    }
-                }
-                Err(e) if e.kind() == io::ErrorKind::WouldBlock => client.readable = false,
-                Err(e) if e.kind() == io::ErrorKind::Interrupted => self.core.queue_read(id),
-                Err(_) => {
-                    self.core.drop_client(id);
-                    return;
-                }
-            }
-        }
-        let Some(client) = self.core.clients.get_mut(&id) else { return };
-        if client.closing.is_some() {
-            // Input is read (to notice the client leaving) but no longer run.
-            return;
-        }
-        let mut requests = std::mem::take(&mut self.requests);
-        let error = if client.input.is_empty() && got > 0 {
-            // The usual case: whole requests in one read, parsed where they landed.
-            let parsed = parse_all(&self.chunk[..got], &mut requests);
-            client.input.extend_from_slice(&self.chunk[parsed.used..got]);
-            parsed.error
-        } else {
-            client.input.extend_from_slice(&self.chunk[..got]);
-            if client.input.len() > MAX_QUERY_BUFFER {
-                log::line(self.settings.log, Level::Warning, "Closing client that reached max query buffer length");
-                self.core.drop_client(id);
-                return;
-            }
-            if got > 0 && client.input.len() < client.parse_at {
-                // Parse when the buffer has doubled, or as soon as the client pauses.
-                if client.held_until.replace(Instant::now() + PAUSE).is_none() {
-                    self.core.held.push(id);
-                }
-                return;
-            }
-            if client.input.is_empty() || (got == 0 && client.parse_at > 0) {
-                return;
-            }
-            client.held_until = None;
-            let parsed = parse_all(&client.input, &mut requests);
-            client.input.drain(..parsed.used);
-            if client.input.capacity() > 1024 * 1024 && client.input.len() < 64 * 1024 {
-                client.input.shrink_to(64 * 1024);
-            }
-            let defer = parsed.error.is_none() && client.input.len() > DEFER_PARSE_OVER;
-            client.parse_at = if defer { client.input.len() * 2 } else { 0 };
-            parsed.error
-        };
-        if !requests.is_empty() || error.is_some() {
-            self.run_batch(id, &mut requests, error);
-        }
-        requests.clear();
-        self.requests = requests;
     }
 
     /// Serves the blocked reads whose deadline passed (system clock).
@@ -818,70 +478,7 @@ impl EventLoop {
         }
     }
 
-    /// Writes every client's pending output; closes those that hung up once they are done.
-    fn write_pending(&mut self) {
-        let ids = std::mem::take(&mut self.core.to_write);
-        for id in ids {
-            if let Some(client) = self.core.clients.get_mut(&id) {
-                client.queued_write = false;
-                self.core.write_client(id);
-            }
-        }
-    }
-
-    /// Runs a batch of requests from one client, then reports a protocol error that followed
-    /// them, if any. Replies go to the client's output buffer.
-    fn run_batch(&mut self, id: ConnId, requests: &mut Vec<Vec<Vec<u8>>>, error: Option<ProtocolError>) {
-        let Some(client) = self.core.clients.get_mut(&id) else { return };
-        let mut own = std::mem::take(&mut client.output);
-        let start = own.len();
-        let mut step = Step::Go;
-        let now = Instant::now();
-        for args in requests.drain(..) {
-            match self.core.clients.get(&id) {
-                Some(client) if client.closing.is_none() => {}
-                _ => break,
-            }
-            step = self.run_one(id, args, now, &mut own);
-            if !matches!(step, Step::Go) {
-                break;
-            }
-        }
-        if matches!(step, Step::Abort) {
-            // Nothing of this batch is sent.
-            own.truncate(start);
-        }
-        let mut close = !matches!(step, Step::Go);
-        if let (Some(error), Step::Go) = (error, &step) {
-            let resp3 = self.core.resp3(id);
-            let bytes = encode(&error.to_reply(), resp3);
-            if self.core.blocked(id) {
-                // Redis reads no further while a client is blocked: the error comes after the
-                // blocked reply.
-                if let Some(client) = self.core.clients.get_mut(&id) {
-                    client.closing.get_or_insert(Closing::Pending(bytes));
-                }
-            } else {
-                own.extend_from_slice(&bytes);
-                close = true;
-            }
-        }
-        let Some(client) = self.core.clients.get_mut(&id) else { return };
-        client.output = own;
-        if client.closing.is_some() {
-            // Keep reading to notice the client leaving, but run nothing more.
-            client.input = Vec::new();
-        }
-        if close {
-            self.core.hang_up(id);
-        } else if client.unsent() > 0 {
-            // Right away rather than at the end of the round: the client can send its next
-            // request while the loop goes on with the others.
-            self.core.write_client(id);
-        }
-    }
-
-    fn run_one(&mut self, id: ConnId, args: Vec<Vec<u8>>, now: Instant, own: &mut Vec<u8>) -> Step {
+    pub(crate) fn run_one(&mut self, id: ConnId, args: Vec<Vec<u8>>, now: Instant, own: &mut Vec<u8>) -> Step {
         let log_enabled = self.settings.log;
         let core = &mut self.core;
         let blocked = core.blocked(id);
@@ -950,80 +547,6 @@ fn internal_error(log_enabled: bool, what: &str, own: &mut Vec<u8>) -> Step {
     log::line(log_enabled, Level::Warning, &format!("Internal error while {what}"));
     encode_into(&Reply::Error("ERR internal error".into()), false, own);
     Step::Close
-}
-
-/// What [`parse_all`] found after the complete requests.
-struct Parsed {
-    /// Bytes taken by complete requests.
-    used: usize,
-    /// The protocol error that stopped parsing, if any.
-    error: Option<ProtocolError>,
-}
-
-/// Parses every complete request at the start of `buf` into `requests` (empty ones, which
-/// Redis skips, are dropped).
-fn parse_all(buf: &[u8], requests: &mut Vec<Vec<Vec<u8>>>) -> Parsed {
-    let mut used = 0;
-    loop {
-        match parse_request(&buf[used..]) {
-            Ok(Some((args, n))) => {
-                used += n;
-                if !args.is_empty() {
-                    requests.push(args);
-                }
-            }
-            Ok(None) => return Parsed { used, error: None },
-            Err(e) => return Parsed { used, error: Some(e) },
-        }
-    }
-}
-
-/// Sends deliveries to their connections. Those for `own` (the connection whose command is
-/// running) go into its reply buffer, after its own replies, as Redis sends pushes after the
-/// reply of the command that caused them. A connection that asked to close while blocked is
-/// closed once its wait is over.
-fn route(core: &mut Core, own: Option<ConnId>, deliveries: Vec<Delivery>, own_buf: &mut Vec<u8>) {
-    // Clients whose close waits for their blocked read to end: closed after the loop, so the
-    // close follows every delivery of this batch.
-    let mut closing: Vec<ConnId> = Vec::new();
-    let mut over_limit: Vec<ConnId> = Vec::new();
-    for delivery in deliveries {
-        let resp3 = core.resp3(delivery.conn);
-        if Some(delivery.conn) == own {
-            encode_into(&delivery.reply, resp3, own_buf);
-        } else if let Some(client) = core.clients.get_mut(&delivery.conn) {
-            if client.hangup {
-                continue;
-            }
-            encode_into(&delivery.reply, resp3, &mut client.output);
-            // The size test first: it is cheap and rarely passes.
-            if client.unsent() > PUBSUB_OUTPUT_LIMIT
-                && !over_limit.contains(&delivery.conn)
-                && core.session.conn(delivery.conn).is_some_and(|c| c.subscriptions() > 0)
-            {
-                // Redis's hard limit for Pub/Sub clients that do not read their messages.
-                over_limit.push(delivery.conn);
-            }
-            if matches!(client.closing, Some(Closing::Pending(_))) && !closing.contains(&delivery.conn) {
-                closing.push(delivery.conn);
-            }
-            core.queue_write(delivery.conn);
-        }
-    }
-    for conn in closing {
-        if core.blocked(conn) {
-            continue;
-        }
-        if let Some(client) = core.clients.get_mut(&conn) {
-            if let Some(Closing::Pending(bytes)) = client.closing.replace(Closing::Sent) {
-                client.output.extend_from_slice(&bytes);
-                core.hang_up(conn);
-            }
-        }
-    }
-    for conn in over_limit {
-        core.drop_client(conn);
-    }
 }
 
 /// Replies the server completes with what only it knows.

@@ -438,18 +438,28 @@ fn shutdown_closes_the_port_and_the_clients() {
 }
 
 #[test]
-fn a_request_of_many_arguments_is_parsed_in_linear_time() {
+fn a_request_of_many_arguments_trickling_in_holds_nobody_up() {
     let server = server();
     let mut c = Client::connect(&server);
     let mut args = vec!["XADD".to_owned(), "wide".to_owned(), "1-0".to_owned()];
     args.extend((0..400_000).map(|i| format!("f{i}")));
     let request = streamlab_protocol::encode_request(&args);
-    let start = Instant::now();
     c.send_raw(&request);
     assert_eq!(c.read(), bulk("1-0"));
-    // Re-parsing the whole request after every read took minutes here.
-    assert!(start.elapsed() < Duration::from_secs(30), "{:?}", start.elapsed());
-    // The last bytes of a large request after a pause are not left waiting.
+    // A request held one argument short, then fed a byte at a time, while another client is
+    // served between the bytes; it completes with its last byte (how fast is
+    // tests/bench/hostile.py's business).
+    let mut slow = Client::connect(&server);
+    let mut other = Client::connect(&server);
+    let mut request = b"*200002\r\n$4\r\nECHO\r\n$5\r\nfirst\r\n".to_vec();
+    request.extend(b"$1\r\na\r\n".repeat(199_999));
+    slow.send_raw(&request);
+    for &byte in b"$1\r\nz\r\n" {
+        assert_eq!(other.cmd(&["PING"]), status("PONG"));
+        slow.send_raw(&[byte]);
+    }
+    assert_eq!(slow.read(), Reply::Error("ERR wrong number of arguments for 'echo' command".into()));
+    // The last byte of a large bulk completes it at once.
     let request = streamlab_protocol::encode_request(&["ECHO", &"y".repeat(1_000_000)]);
     c.send_raw(&request[..request.len() - 1]);
     thread::sleep(Duration::from_millis(100));

@@ -109,7 +109,7 @@ pub const COMMANDS: &[CommandSpec] = &[
         since: "1.0.0",
         group: "string",
         subcommands: &[],
-        run: Run::Data(set),
+        run: Run::Owning(set),
     },
     CommandSpec {
         name: "get",
@@ -418,9 +418,9 @@ impl ExpireForm {
     }
 }
 
+/// SET's key and options; the value (argument 2) is moved in by [`set`].
 struct Set<'a> {
     key: &'a [u8],
-    value: &'a [u8],
     condition: Option<Condition>,
     get: bool,
     keep_ttl: bool,
@@ -432,14 +432,7 @@ impl<'a> Set<'a> {
     /// Reads the flags first (any misuse is a syntax error), then the expiry value: only the
     /// last one given is read, so `EX abc EX 10` is accepted.
     fn parse(args: &'a [Vec<u8>], now: i64) -> Result<Set<'a>, CmdError> {
-        let mut set = Set {
-            key: arg(args, 1),
-            value: arg(args, 2),
-            condition: None,
-            get: false,
-            keep_ttl: false,
-            expire_at: None,
-        };
+        let mut set = Set { key: arg(args, 1), condition: None, get: false, keep_ttl: false, expire_at: None };
         let mut expire: Option<(ExpireForm, &[u8])> = None;
         let mut i = 3;
         while i < args.len() {
@@ -470,7 +463,7 @@ impl<'a> Set<'a> {
         Ok(set)
     }
 
-    fn apply(self, ctx: &mut Ctx<'_>) -> Result<Outcome, CmdError> {
+    fn apply(self, ctx: &mut Ctx<'_>, value: Vec<u8>) -> Result<Outcome, CmdError> {
         let old = ctx.db.get(self.key);
         // GET needs a string (or nothing) even when NX/XX then stops the write.
         let old_value = match old {
@@ -488,7 +481,7 @@ impl<'a> Set<'a> {
         if blocked {
             return Ok((if self.get { reply } else { Reply::NullBulk }).into());
         }
-        ctx.db.set(self.key, Value::String(self.value.to_vec()), self.keep_ttl);
+        ctx.db.set(self.key, Value::String(value), self.keep_ttl);
         if let Some(at) = self.expire_at {
             if at <= ctx.now {
                 // Already in the past: the write happens and the key is gone at once.
@@ -501,8 +494,10 @@ impl<'a> Set<'a> {
     }
 }
 
-fn set(ctx: &mut Ctx<'_>, args: &[Vec<u8>]) -> Result<Outcome, CmdError> {
-    Set::parse(args, ctx.now)?.apply(ctx)
+fn set(ctx: &mut Ctx<'_>, mut args: Vec<Vec<u8>>) -> Result<Outcome, CmdError> {
+    // The arity check guarantees the value; the options after it are parsed without it.
+    let value = args.get_mut(2).map(std::mem::take).unwrap_or_default();
+    Set::parse(&args, ctx.now)?.apply(ctx, value)
 }
 
 fn get(ctx: &mut Ctx<'_>, args: &[Vec<u8>]) -> Result<Outcome, CmdError> {

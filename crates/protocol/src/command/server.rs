@@ -374,6 +374,46 @@ pub const POLICY_ERROR: &str = "argument(s) must be one of the following: volati
 
 const IMMUTABLE: &str = "can't set immutable config";
 
+/// A configuration parameter its host owns (the network server's `proto-max-bulk-len` and
+/// buffer limits): CONFIG GET lists it after the session's own parameters, and CONFIG SET
+/// checks its name and value in turn with theirs and stores the new value, or changes nothing.
+/// Only with the crate's `host-params` feature, which the server turns on: the browser
+/// builds carry none of this code.
+#[derive(Debug, Clone)]
+pub struct HostParam {
+    /// The name, lowercase.
+    pub name: &'static str,
+    /// The value as CONFIG GET shows it.
+    pub value: String,
+    /// Checks a new value given the current one: the value to store, or the reason part of
+    /// Redis's error.
+    pub check: fn(current: &str, new: &[u8]) -> Result<String, &'static str>,
+    /// How many times CONFIG SET changed it.
+    pub changes: u64,
+}
+
+/// What a CONFIG SET name refers to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Target {
+    Session(Param),
+    #[cfg(feature = "host-params")]
+    Host(usize),
+}
+
+/// The name a CONFIG GET pattern shows `name` under, if it matches: as typed when named
+/// exactly (ignoring case), its own name when found by a glob (matched ignoring case).
+fn shown_as(patterns: &[Vec<u8>], name: &str) -> Option<Vec<u8>> {
+    patterns.iter().find_map(|p| {
+        if p.eq_ignore_ascii_case(name.as_bytes()) {
+            Some(p.clone())
+        } else if glob_match(&p.to_ascii_lowercase(), name.as_bytes()) {
+            Some(name.as_bytes().to_vec())
+        } else {
+            None
+        }
+    })
+}
+
 impl Param {
     fn find(name: &[u8]) -> Option<(&'static str, Param)> {
         PARAMS.iter().copied().find(|(n, _)| n.as_bytes().eq_ignore_ascii_case(name))
@@ -448,20 +488,23 @@ impl Param {
 }
 
 /// A validated CONFIG SET change.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone)]
 enum Setting {
     MaxClients(u64),
     NodeMaxEntries(u64),
     NodeMaxBytes(u64),
     /// A fixed parameter set to the value it has.
     Unchanged,
+    /// A host-owned parameter's new value.
+    #[cfg(feature = "host-params")]
+    Host(usize, String),
 }
 
 /// Reads a memory amount as Redis's configuration does: decimal digits (possibly none,
 /// meaning 0) and an optional unit `b`, `k` (1000), `kb` (1024), `m`, `mb`, `g`, `gb` in any
 /// case. Digits that overflow count as the largest 64-bit number and a unit wraps around;
 /// callers then treat results above `i64::MAX` as negative.
-fn parse_memory(text: &[u8]) -> Option<u64> {
+pub fn parse_memory(text: &[u8]) -> Option<u64> {
     let split = text.iter().position(|b| !b.is_ascii_digit()).unwrap_or(text.len());
     let (digits, unit) = text.split_at(split);
     let multiplier: u64 = match unit.to_ascii_lowercase().as_slice() {
@@ -517,17 +560,14 @@ fn config(ctx: &mut Ctx<'_>, args: &[Vec<u8>]) -> Result<Outcome, CmdError> {
 fn config_get(ctx: &mut Ctx<'_>, patterns: &[Vec<u8>]) -> Result<Outcome, CmdError> {
     let mut out = Vec::new();
     for &(name, param) in PARAMS {
-        let shown = patterns.iter().find_map(|p| {
-            if p.eq_ignore_ascii_case(name.as_bytes()) {
-                Some(p.clone())
-            } else if glob_match(&p.to_ascii_lowercase(), name.as_bytes()) {
-                Some(name.as_bytes().to_vec())
-            } else {
-                None
-            }
-        });
-        if let Some(shown) = shown {
+        if let Some(shown) = shown_as(patterns, name) {
             out.push((Reply::Bulk(shown), Reply::bulk(param.value(&ctx.db.config, ctx.clients))));
+        }
+    }
+    #[cfg(feature = "host-params")]
+    for param in ctx.host.iter() {
+        if let Some(shown) = shown_as(patterns, param.name) {
+            out.push((Reply::Bulk(shown), Reply::bulk(param.value.clone())));
         }
     }
     Ok(Reply::Map(out).into())
@@ -539,23 +579,38 @@ fn config_set(ctx: &mut Ctx<'_>, pairs: &[Vec<u8>]) -> Result<Outcome, CmdError>
     if !pairs.chunks_exact(2).remainder().is_empty() {
         return Err(CmdError::Syntax);
     }
-    let mut named: Vec<(&'static str, Param, &[u8])> = Vec::new();
+    let mut named: Vec<(&'static str, Target, &[u8])> = Vec::new();
     for pair in pairs.chunks(2) {
         let (name, value) = (&pair[0], &pair[1]);
-        let Some((canonical, param)) = Param::find(name) else { return Err(CmdError::ConfigUnknown(name.clone())) };
-        if param == Param::Databases {
+        let found = match Param::find(name) {
+            Some((canonical, param)) => Some((canonical, Target::Session(param))),
+            #[cfg(feature = "host-params")]
+            None => ctx
+                .host
+                .iter()
+                .position(|p| p.name.as_bytes().eq_ignore_ascii_case(name))
+                .map(|i| (ctx.host[i].name, Target::Host(i))),
+            #[cfg(not(feature = "host-params"))]
+            None => None,
+        };
+        let Some((canonical, target)) = found else { return Err(CmdError::ConfigUnknown(name.clone())) };
+        if target == Target::Session(Param::Databases) {
             return Err(CmdError::ConfigSetFailed { name: name.clone(), reason: IMMUTABLE });
         }
-        if named.iter().any(|&(_, p, _)| p == param) {
+        if named.iter().any(|&(_, t, _)| t == target) {
             return Err(CmdError::ConfigSetFailed { name: name.clone(), reason: "duplicate parameter" });
         }
-        named.push((canonical, param, value));
+        named.push((canonical, target, value));
     }
     let mut settings = Vec::new();
-    for (canonical, param, value) in named {
-        let setting = param
-            .parse(value)
-            .map_err(|reason| CmdError::ConfigSetFailed { name: canonical.as_bytes().to_vec(), reason })?;
+    for (canonical, target, value) in named {
+        let setting = match target {
+            Target::Session(param) => param.parse(value),
+            #[cfg(feature = "host-params")]
+            Target::Host(i) => (ctx.host[i].check)(&ctx.host[i].value, value).map(|v| Setting::Host(i, v)),
+        };
+        let setting =
+            setting.map_err(|reason| CmdError::ConfigSetFailed { name: canonical.as_bytes().to_vec(), reason })?;
         if let Setting::MaxClients(n) = setting {
             if n > ctx.clients.ceiling {
                 // Checked before anything is applied, like the other values.
@@ -570,6 +625,11 @@ fn config_set(ctx: &mut Ctx<'_>, pairs: &[Vec<u8>]) -> Result<Outcome, CmdError>
             Setting::NodeMaxEntries(n) => ctx.db.config.node_max_entries = n,
             Setting::NodeMaxBytes(n) => ctx.db.config.node_max_bytes = n,
             Setting::Unchanged => {}
+            #[cfg(feature = "host-params")]
+            Setting::Host(i, value) => {
+                ctx.host[i].value = value;
+                ctx.host[i].changes += 1;
+            }
         }
     }
     Ok(Reply::ok().into())

@@ -17,6 +17,9 @@ pub struct Bench {
     pub resp3: bool,
     /// The server profile (Redis 8.2, the one the unit tests were written against).
     pub caps: &'static Capabilities,
+    /// Host-owned configuration parameters.
+    #[cfg(feature = "host-params")]
+    pub host: Vec<super::server::HostParam>,
 }
 
 impl Bench {
@@ -30,7 +33,14 @@ impl Bench {
         let caps = profile.caps();
         let mut db = Keyspace::new();
         db.rules = caps.counters;
-        Bench { db, now, resp3: false, caps }
+        Bench {
+            db,
+            now,
+            resp3: false,
+            caps,
+            #[cfg(feature = "host-params")]
+            host: Vec::new(),
+        }
     }
 
     /// Runs one command given as separate arguments; errors come back as `Reply::Error`.
@@ -42,6 +52,22 @@ impl Bench {
             Err(e) => Reply::Error(e.to_string()),
             Ok(spec) => match spec.run {
                 Run::Session => panic!("{} is run by the session", spec.name),
+                Run::Owning(handler) => {
+                    let mut ctx = Ctx {
+                        db: &mut self.db,
+                        now: self.now,
+                        resp3: self.resp3,
+                        caps: self.caps,
+                        clients: &mut Default::default(),
+                        #[cfg(feature = "host-params")]
+                        host: &mut self.host,
+                    };
+                    match handler(&mut ctx, args.clone()) {
+                        Ok(Outcome::Reply(r)) => r,
+                        Ok(Outcome::Block(b)) => panic!("unexpected block {b:?}"),
+                        Err(e) => Reply::Error(e.to_string()),
+                    }
+                }
                 Run::Data(handler) => {
                     let mut ctx = Ctx {
                         db: &mut self.db,
@@ -49,6 +75,8 @@ impl Bench {
                         resp3: self.resp3,
                         caps: self.caps,
                         clients: &mut Default::default(),
+                        #[cfg(feature = "host-params")]
+                        host: &mut self.host,
                     };
                     match handler(&mut ctx, &args) {
                         Ok(Outcome::Reply(r)) => r,
