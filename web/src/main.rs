@@ -8,6 +8,8 @@ mod app;
 mod compose;
 mod console;
 mod embed;
+#[cfg(test)]
+mod hostile;
 mod lesson_run;
 mod lessons;
 mod markdown;

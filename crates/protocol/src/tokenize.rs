@@ -38,7 +38,25 @@ impl std::error::Error for TokenizeError {}
 
 /// Whitespace as C's `isspace` sees it in the "C" locale.
 fn is_space(b: u8) -> bool {
-    matches!(b, b' ' | b'\t' | b'\n' | b'\x0b' | b'\x0c' | b'\r')
+    is_separator(char::from(b))
+}
+
+/// Whether `c` separates arguments, as [`is_space`] decides for its byte: the console's hint
+/// and completion split words here, so what they call a word is the argument the line sends
+/// (a pasted U+00A0 or U+3000 is part of a word, as it is to redis-cli).
+pub fn is_separator(c: char) -> bool {
+    matches!(c, ' ' | '\t' | '\n' | '\x0b' | '\x0c' | '\r')
+}
+
+/// The words of a console line, split where [`is_separator`] says.
+pub fn words(line: &str) -> impl Iterator<Item = &str> {
+    line.split(is_separator).filter(|w| !w.is_empty())
+}
+
+/// Where the word being typed at the end of `line` starts: after its last separator (all of
+/// them are one byte), so `line.get(..start)` is the line before it and never cuts a character.
+pub fn last_word_start(line: &str) -> usize {
+    line.rfind(is_separator).map_or(0, |at| at + 1)
 }
 
 fn hex_value(b: u8) -> Option<u8> {
