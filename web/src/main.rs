@@ -15,6 +15,7 @@ mod lessons;
 mod markdown;
 mod motion;
 mod page;
+mod panic;
 mod pictures;
 mod player;
 mod profile;
@@ -27,6 +28,7 @@ mod timeline;
 /// through `embed::mount` only.
 fn main() {
     if gloo::utils::window().get("StreamLab").is_none() {
+        panic::for_page();
         yew::Renderer::<app::App>::new().render();
     }
 }
