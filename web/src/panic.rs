@@ -114,7 +114,10 @@ fn page_panel(message: &str) {
     // A new address, not the same one with another fragment (which would not reload): the
     // saved session loads when the address has no fragment, an empty one with `#log=`.
     let join = if search.is_empty() { "?" } else { "&" };
-    for (href, text) in [(format!("{path}{search}"), "Reload and restore the session"), (format!("{path}{search}{join}empty#log="), "Reload with an empty session")] {
+    for (href, text) in [
+        (format!("{path}{search}"), "Reload and restore the session"),
+        (format!("{path}{search}{join}empty#log="), "Reload with an empty session"),
+    ] {
         if let Ok(link) = document.create_element("a") {
             let _ = link.set_attribute("href", &href);
             link.set_class_name("button");
