@@ -286,6 +286,7 @@
       this.widget = null;
       const error = new Error(`StreamLab hit an internal error: ${message}`);
       this.pending.splice(0).forEach((p) => p.fail(error));
+      if (this.checking) this.checkFailed(error);
       this.checking = null;
       const box = el('div', 'sl-error');
       box.setAttribute('role', 'alert');
@@ -334,8 +335,9 @@
         getState: () => (w.widget ? w.widget.getState() : w.saved ?? null),
         setState: (token) => w.call((e) => e.setState(String(token))),
         exportScript: () => (w.widget ? w.widget.exportScript() : ''),
-        check: () => w.call((e) => new Promise((done) => {
+        check: () => w.call((e) => new Promise((done, fail) => {
           w.checking = done;
+          w.checkFailed = fail;
           e.check();
         })),
         destroy: () => w.destroy(),
