@@ -22,9 +22,10 @@ let copies = 0;
 // imported under another URL (a fragment: the same file, a module of its own).
 const copy = () => import(`${new URL('./streamlab_grader.js', import.meta.url).href}#instance-${++copies}`).then((m) => { spare = m; });
 
-/** The compiled module from bytes, a URL (string or URL) or a Response. */
+/** The compiled module from bytes, a URL (string or URL), a Response or a compiled module. */
 async function compile(source) {
   let input = source ?? wasmUrl;
+  if (input instanceof WebAssembly.Module) return input;
   if (typeof input === 'string' || input instanceof URL) {
     // Node cannot fetch file: URLs; read the file instead.
     if (new URL(input, import.meta.url).protocol === 'file:') {
