@@ -248,20 +248,26 @@
         // A lesson line `name> COMMAND` is reported as the command it ran on `name`.
         const i = this.pending.findIndex((p) => p.input === detail.input || p.input.replace(/^[\w.:-]+> /, '') === detail.input);
         if (i >= 0) this.pending.splice(i, 1)[0].done(detail);
-        if (!this.saving) {
-          // One save per turn, however many commands it ran (a paste is one event each): the
-          // state after the last of them, which a restart after an internal error goes back to.
-          this.saving = true;
-          queueMicrotask(() => {
-            this.saving = false;
-            if (!this.widget) return;
-            this.saved = this.widget.getState();
-            if (this.options.persist !== 'local') return;
-            try { localStorage.setItem(this.storageKey(), this.saved); } catch { /* storage off */ }
-          });
-        }
+        this.save();
       }
       this.host.dispatchEvent(new CustomEvent(type, { bubbles: true, composed: true, detail }));
+    }
+
+    /**
+     * Keeps the state, once per turn however many commands it ran (a paste is one event
+     * each): what a restart after an internal error goes back to, and with persist=local what
+     * the next visit starts from.
+     */
+    save() {
+      if (this.saving) return;
+      this.saving = true;
+      queueMicrotask(() => {
+        this.saving = false;
+        if (!this.widget) return;
+        this.saved = this.widget.getState();
+        if (this.options.persist !== 'local') return;
+        try { localStorage.setItem(this.storageKey(), this.saved); } catch { /* storage off */ }
+      });
     }
 
     fail(message) {
@@ -329,11 +335,11 @@
           w.pending.push({ input: String(command), done, fail });
           e.run(String(command));
         })),
-        reset: () => w.call((e) => e.reset()),
-        undo: () => w.call((e) => e.undo()),
-        redo: () => w.call((e) => e.redo()),
+        reset: () => w.call((e) => { e.reset(); w.save(); }),
+        undo: () => w.call((e) => { e.undo(); w.save(); }),
+        redo: () => w.call((e) => { e.redo(); w.save(); }),
         getState: () => (w.widget ? w.widget.getState() : w.saved ?? null),
-        setState: (token) => w.call((e) => e.setState(String(token))),
+        setState: (token) => w.call((e) => { e.setState(String(token)); w.save(); }),
         exportScript: () => (w.widget ? w.widget.exportScript() : ''),
         check: () => w.call((e) => new Promise((done, fail) => {
           w.checking = done;
