@@ -3,7 +3,8 @@
 //   - the app's wasm, gzipped (budget 350 KB);
 //   - first render in headless Chromium after the page starts loading (budget 500 ms);
 //   - a command plus re-render with a 100,000-entry stream (budget 16 ms), also with a
-//     collapsed block opened.
+//     collapsed block opened;
+//   - the memory of ten embedded widgets, each in its own wasm instance (printed only).
 // Needs dist/ (cargo xtask dist). Run: node tests/browser/budget.mjs
 import { readFile } from 'node:fs/promises';
 import { loadavg, cpus } from 'node:os';
@@ -93,6 +94,34 @@ try {
   }
   await context.close();
 
+  // Ten embedded widgets (embed.test.mjs's page), each with its own wasm instance: every
+  // instance's linear memory (read through its glue module, imported under the URL embed.js
+  // gave it) and the page's JS heap, beside one widget alone.
+  const widgets = async (count) => {
+    const { page: p, context: c } = await open(server.url);
+    const url = server.url + `test/widgets-${count}.html`;
+    await p.route(url, (route) => route.fulfill({ status: 200, contentType: 'text/html; charset=utf-8', body:
+      `<!doctype html><title>widgets</title><script src="../embed.js"></script>
+       <script>window.readyCount = 0; document.addEventListener('ready', () => window.readyCount++);</script>
+       ${Array.from({ length: count }, (_, i) => `<stream-lab loading="eager" layout="console" setup="XADD only${i} 1-0 n ${i}"></stream-lab>`).join('')}` }));
+    await p.goto(url);
+    await p.waitForFunction((n) => window.readyCount === n, count);
+    const memories = await p.evaluate((n) => Promise.all(Array.from({ length: n }, (_, i) =>
+      import(new URL(`streamlab.js#instance-${i}`, location.href.replace(/test\/[^/]*$/, '')).href)
+        .then((m) => m.initSync().memory.buffer.byteLength))), count);
+    const cdp = await c.newCDPSession(p);
+    await cdp.send('HeapProfiler.collectGarbage');
+    await cdp.send('Performance.enable');
+    const { metrics } = await cdp.send('Performance.getMetrics');
+    const heap = metrics.find((m) => m.name === 'JSHeapUsedSize').value;
+    await c.close();
+    return { memories, heap };
+  };
+  const one = await widgets(1);
+  const ten = await widgets(10);
+  const MiB = (bytes) => (bytes / 1048576).toFixed(1);
+  const sum = (xs) => xs.reduce((a, b) => a + b, 0);
+
   console.log(`budget: measured on ${cpus().length} cores, load average ${loadavg().map((l) => l.toFixed(2)).join(' ')} (timings grow with other work on the machine)`);
   console.log(`budget: wasm ${(wasm.length / 1024).toFixed(0)} KiB raw; JS glue ${jsGz.toFixed(1)} KB gzipped`);
   if (!line('app wasm, gzipped', wasmGz, 350, 'KB')) process.exitCode = 1;
@@ -103,6 +132,8 @@ try {
   line('command + re-render + layout, 100k stream (median)', median(times), 16, 'ms');
   console.log(`budget: command + re-render, 100k stream: ${times.length} commands, best ${Math.min(...times).toFixed(1)} ms, worst ${Math.max(...times).toFixed(1)} ms; until the app's effects ran: median ${median(effects).toFixed(1)} ms`);
   line('the same with a block opened (median)', median(opened), 16, 'ms');
+  console.log(`budget: one widget: wasm memory ${MiB(sum(one.memories))} MiB, JS heap ${MiB(one.heap)} MiB`);
+  console.log(`budget: ten widgets: wasm memory ${MiB(sum(ten.memories))} MiB (per instance ${ten.memories.map(MiB).join(', ')}), JS heap ${MiB(ten.heap)} MiB`);
 } finally {
   await server.close();
 }

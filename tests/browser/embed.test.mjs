@@ -160,10 +160,10 @@ test('the course page: sandbox, lesson and quiz raise the events they document',
   });
 });
 
-test('ten widgets on one page share one download of the wasm; each has its own session', async () => {
+test('ten widgets on one page share one download of the wasm; each has its own session and instance', async () => {
   await withPage({}, async (page) => {
     const fetched = [];
-    page.on('request', (r) => { if (/streamlab(_bg\.wasm|\.js)$/.test(r.url())) fetched.push(new URL(r.url()).pathname); });
+    page.on('request', (r) => { if (/streamlab(_bg\.wasm|\.js)(#.*)?$/.test(r.url())) fetched.push(new URL(r.url()).pathname); });
     const widgets = Array.from({ length: 10 }, (_, i) =>
       `<stream-lab id="w${i}" loading="eager" layout="console" setup="XADD only${i} 1-0 n ${i}"></stream-lab>`).join('\n');
     await virtualPage(page, server.url + 'test/ten.html', `<!doctype html><title>ten</title>
@@ -172,7 +172,12 @@ test('ten widgets on one page share one download of the wasm; each has its own s
       ${widgets}`);
     await page.goto(server.url + 'test/ten.html');
     await page.waitForFunction(() => window.readyCount === 10);
+    // The wasm downloads and compiles once; each widget's instance imports the glue under its
+    // own fragment, a module of its own from the one download.
     assert.deepEqual(fetched.sort(), ['/streamlab.js', '/streamlab_bg.wasm']);
+    const memories = await page.evaluate(() => Promise.all([...document.querySelectorAll('stream-lab')].map((_, i) =>
+      import(new URL(`../streamlab.js#instance-${i}`, location.href).href).then((m) => m.initSync().memory))));
+    assert.equal(new Set(memories).size, 10, 'ten instances, ten memories');
     const replies = await page.evaluate(async () => Promise.all([...document.querySelectorAll('stream-lab')]
       .map((w, i) => w.run(`EXISTS only${i} only${(i + 1) % 10}`).then((r) => r.reply))));
     assert.deepEqual(replies, Array(10).fill('(integer) 1'));

@@ -109,3 +109,24 @@ test('every lesson of the course loads in the grader', async () => {
     lesson.free();
   }
 });
+
+test('a trap becomes an Error: that object is done for, new ones work in a fresh instance', async () => {
+  const s = new Session();
+  s.execute('XADD mine 1-0 f v');
+  // The instance these live in, through its glue (the module grader.js imported). Taking
+  // every page its memory may still grow by makes its next large allocation fail, and the wasm
+  // aborts as it does when a session outgrows 4 GB, without the minutes that takes.
+  const raw = (await import(join(root, 'dist', 'grader', 'streamlab_grader.js'))).initSync();
+  for (let pages = 16384; pages >= 1;) {
+    try { raw.memory.grow(pages); } catch { pages >>= 1; }
+  }
+  const big = `XADD mine * f ${'x'.repeat(16 << 20)}`;
+  assert.throws(() => s.execute(big), (e) => e instanceof Error && !(e instanceof WebAssembly.RuntimeError)
+    && /^StreamLab grader: internal error \(.+\); this object can no longer be used, create a new one$/.test(e.message));
+  assert.throws(() => s.execute('PING'), /can no longer be used/, 'the same object refuses at once, without entering the wasm');
+  s.free();
+  const fresh = new Session();
+  assert.equal(fresh.execute('PING').text, 'PONG');
+  assert.equal(fresh.execute(`SET big ${'y'.repeat(1 << 20)}`).text, 'OK', 'a fresh instance has its memory back');
+  assert.throws(() => new Lesson('id = "x"\n'), /^Error: lesson.toml:1:1: missing field `version`/);
+});

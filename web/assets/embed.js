@@ -1,9 +1,10 @@
 /* StreamLab embedding kit: the <stream-lab> element and StreamLab.create(element, options).
  * One plain script, no bundler, no eval. The app's wasm loads only when a widget needs it,
- * and every widget on the page shares that one download and instantiation. Each widget lives
- * in its own shadow root; options are checked here first, and anything wrong shows in the
- * widget and as an `error` event, never as a blank box. Events are bubbling CustomEvents on
- * the widget's element. See README ("Embedding"). */
+ * and every widget on the page shares that one download and compilation. Each widget lives
+ * in its own shadow root and its own wasm instance; options are checked here first, and anything
+ * wrong shows in the widget and as an `error` event, never as a blank box; an internal error
+ * stops only its widget, which offers to restart. Events are bubbling CustomEvents on the
+ * widget's element. See README ("Embedding"). */
 (() => {
   'use strict';
   if (window.StreamLab) return;
@@ -24,16 +25,32 @@
   // The widget's methods, on the element and (through embed-frame.js) by message to a frame.
   const METHODS = Object.freeze(['run', 'reset', 'undo', 'redo', 'getState', 'setState', 'exportScript', 'check']);
 
-  let engine = null;
-  /** The app's module, imported and instantiated once for the whole page. */
+  let compiled = null;
+  let instances = 0;
+  // Instances whose widget was destroyed cleanly, for the next widget: a module record lives as
+  // long as the page, so each new one keeps its memory for good (one that trapped is dropped).
+  const idle = [];
+  /**
+   * A fresh instance of the app's wasm for one widget. The module downloads and compiles once
+   * per page; every widget gets its own instance (its own memory, its own yew scheduler), so a
+   * panic, which traps the instance it happens in, stops only that widget. The wasm-bindgen
+   * glue keeps its instance in module scope, so each instance imports it under its own URL:
+   * the fragment makes a new module record without a new HTTP cache entry.
+   */
   function loadEngine() {
-    if (!engine) {
-      engine = import(new URL('streamlab.js', base).href).then(async (m) => {
-        await m.default({ module_or_path: new URL('streamlab_bg.wasm', base) });
-        return m;
+    if (!compiled) {
+      compiled = fetch(new URL('streamlab_bg.wasm', base)).then(async (response) => {
+        if (!response.ok) throw new Error(`the StreamLab engine could not be loaded (HTTP ${response.status})`);
+        if (/^application\/wasm/.test(response.headers.get('content-type') || '')) return WebAssembly.compileStreaming(response);
+        return WebAssembly.compile(await response.arrayBuffer());
       });
     }
-    return engine;
+    if (idle.length) return Promise.resolve(idle.pop());
+    return compiled.then(async (module) => {
+      const m = await import(new URL(`streamlab.js#instance-${instances++}`, base).href);
+      await m.default({ module_or_path: module });
+      return m;
+    });
   }
 
   function flag(value) {
@@ -117,6 +134,7 @@
     constructor(host, raw, frame) {
       this.host = host;
       this.frame = frame;
+      this.generation = 0;
       this.pending = [];
       this.queued = [];
       this.shadow = host.shadowRoot || host.attachShadow({ mode: 'open' });
@@ -198,12 +216,15 @@
       if (this.visibility) this.visibility.disconnect();
       this.placeholder('Loading StreamLab…');
       const o = this.options;
-      let state = o.state;
+      // A restart after an internal error continues from the last state that worked.
+      let state = this.saved !== undefined ? this.saved : o.state;
       if (!state && o.persist === 'local') {
         try { state = localStorage.getItem(this.storageKey()) || undefined; } catch { /* storage off */ }
       }
+      const generation = ++this.generation;
       Promise.all([loadEngine(), this.lessonText()]).then(([m, lesson]) => {
-        if (this.destroyed) return;
+        if (this.destroyed) { idle.push(m); return; }
+        this.module = m;
         const root = el('div');
         this.box.replaceChildren(root);
         // The engine reads its options as a URL query (no JSON reader in the wasm): `setup`
@@ -216,11 +237,19 @@
           for (const [key, value] of Object.entries({ lesson: lesson.text, file: lesson.file, trusted: lesson.trusted, hints: o.hints, solution: o.solution })) options.set(key, value);
           if (o.attempt !== undefined) options.set('attempt', o.attempt);
         }
-        this.widget = m.mount(root, options.toString(), (type, payload) => this.emit(type, JSON.parse(payload)));
+        // A trapped instance's leftover timers may still call back: only this start's count.
+        this.widget = m.mount(root, options.toString(), (type, payload) => {
+          if (generation === this.generation) this.emit(type, JSON.parse(payload));
+        });
         const queued = this.queued;
         this.queued = null;
         queued.forEach(([type, detail]) => this.emit(type, detail));
-      }).catch((error) => this.fail(messageOf(error)));
+      }).catch((error) => {
+        // A trap while mounting stops the widget as any other does; a refusal (bad options,
+        // a bad state token or lesson) is final.
+        if (error instanceof WebAssembly.RuntimeError) this.crash(messageOf(error));
+        else if (this.crashed === undefined) this.fail(messageOf(error));
+      });
       return this.ready;
     }
 
@@ -238,6 +267,7 @@
 
     emit(type, detail) {
       // Events raised while mount() runs wait until the handle exists.
+      if (type === 'panic') { this.crash(detail.message); return; }
       if (this.queued) { this.queued.push([type, detail]); return; }
       if (type === 'ready') this.settle.ok(this.handle);
       if (type === 'check' && this.checking) { this.checking(detail); this.checking = null; }
@@ -245,28 +275,36 @@
         // A lesson line `name> COMMAND` is reported as the command it ran on `name`.
         const i = this.pending.findIndex((p) => p.input === detail.input || p.input.replace(/^[\w.:-]+> /, '') === detail.input);
         if (i >= 0) this.pending.splice(i, 1)[0].done(detail);
-        if (this.options.persist === 'local' && !this.saving) {
-          // One write per turn, however many commands it ran (a paste is one event each):
-          // the state after the last of them.
-          this.saving = true;
-          queueMicrotask(() => {
-            this.saving = false;
-            if (!this.widget) return;
-            try {
-              localStorage.setItem(this.storageKey(), this.widget.getState());
-            } catch {
-              // Full or turned off: the last save stays as it was (a failed setItem changes
-              // nothing), and the learner is told once, without stopping the widget.
-              if (!this.notice) {
-                this.notice = el('p', 'sl-notice', 'Your work here is not being saved: this browser\'s storage for the site is full or turned off.');
-                this.notice.setAttribute('role', 'status');
-                this.box.prepend(this.notice);
-              }
-            }
-          });
-        }
+        this.save();
       }
       this.host.dispatchEvent(new CustomEvent(type, { bubbles: true, composed: true, detail }));
+    }
+
+    /**
+     * Keeps the state, once per turn however many commands it ran (a paste is one event
+     * each): what a restart after an internal error goes back to, and with persist=local what
+     * the next visit starts from.
+     */
+    save() {
+      if (this.saving) return;
+      this.saving = true;
+      queueMicrotask(() => {
+        this.saving = false;
+        if (!this.widget) return;
+        this.saved = this.widget.getState();
+        if (this.options.persist !== 'local') return;
+        try {
+          localStorage.setItem(this.storageKey(), this.saved);
+        } catch {
+          // Full or turned off: the last save stays as it was (a failed setItem changes
+          // nothing), and the learner is told once, without stopping the widget.
+          if (!this.notice) {
+            this.notice = el('p', 'sl-notice', 'Your work here is not being saved: this browser\'s storage for the site is full or turned off.');
+            this.notice.setAttribute('role', 'status');
+            this.box.prepend(this.notice);
+          }
+        }
+      });
     }
 
     fail(message) {
@@ -280,9 +318,48 @@
       queueMicrotask(() => this.host.dispatchEvent(new CustomEvent('error', { bubbles: true, composed: true, detail: { message } })));
     }
 
+    /**
+     * The widget's instance trapped (its panic hook said why, or a call threw a wasm
+     * RuntimeError): nothing may call into it again, not even to free it. The widget shows
+     * the error and a restart, which mounts a fresh instance from the last state that worked.
+     */
+    crash(message) {
+      if (this.crashed !== undefined || this.destroyed) return;
+      this.crashed = message;
+      this.widget = null;
+      const error = new Error(`StreamLab hit an internal error: ${message}`);
+      this.pending.splice(0).forEach((p) => p.fail(error));
+      if (this.checking) this.checkFailed(error);
+      this.checking = null;
+      const box = el('div', 'sl-error');
+      box.setAttribute('role', 'alert');
+      const restart = el('button', 'primary', 'Restart this console');
+      restart.type = 'button';
+      restart.addEventListener('click', () => this.restart(), { once: true });
+      box.append(el('strong', '', 'StreamLab hit an internal error'),
+        el('span', '', 'This console stopped; the rest of the page is not affected. Restarting continues from the last command that worked.'),
+        el('code', '', message), restart);
+      this.box.replaceChildren(box);
+      queueMicrotask(() => this.host.dispatchEvent(new CustomEvent('error', { bubbles: true, composed: true, detail: { message, internal: true } })));
+    }
+
+    restart() {
+      this.crashed = undefined;
+      this.started = false;
+      this.queued = [];
+      this.ready = new Promise((ok, fail) => { this.settle = { ok, fail }; });
+      this.ready.catch(() => {});
+      return this.start();
+    }
+
     /** Runs `fn` on the mounted engine widget, loading it first when needed. */
     call(fn) {
-      return this.start().then(() => fn(this.widget));
+      if (this.crashed !== undefined) return Promise.reject(new Error(`StreamLab hit an internal error: ${this.crashed}`));
+      return this.start().then(() => fn(this.widget)).catch((error) => {
+        // A trap no panic hook saw (out of memory) stops the widget the same way.
+        if (error instanceof WebAssembly.RuntimeError) this.crash(messageOf(error));
+        throw error;
+      });
     }
 
     get handle() {
@@ -290,19 +367,20 @@
       const w = this;
       this.api = {
         element: w.host,
-        ready: w.ready,
-        run: (command) => w.call((e) => new Promise((done) => {
-          w.pending.push({ input: String(command), done });
+        get ready() { return w.ready; },
+        run: (command) => w.call((e) => new Promise((done, fail) => {
+          w.pending.push({ input: String(command), done, fail });
           e.run(String(command));
         })),
-        reset: () => w.call((e) => e.reset()),
-        undo: () => w.call((e) => e.undo()),
-        redo: () => w.call((e) => e.redo()),
-        getState: () => (w.widget ? w.widget.getState() : null),
-        setState: (token) => w.call((e) => e.setState(String(token))),
+        reset: () => w.call((e) => { e.reset(); w.save(); }),
+        undo: () => w.call((e) => { e.undo(); w.save(); }),
+        redo: () => w.call((e) => { e.redo(); w.save(); }),
+        getState: () => (w.widget ? w.widget.getState() : w.saved ?? null),
+        setState: (token) => w.call((e) => { e.setState(String(token)); w.save(); }),
         exportScript: () => (w.widget ? w.widget.exportScript() : ''),
-        check: () => w.call((e) => new Promise((done) => {
+        check: () => w.call((e) => new Promise((done, fail) => {
           w.checking = done;
+          w.checkFailed = fail;
           e.check();
         })),
         destroy: () => w.destroy(),
@@ -315,7 +393,12 @@
       this.destroyed = true;
       if (this.visibility) this.visibility.disconnect();
       if (this.sizes) this.sizes.disconnect();
-      if (this.widget) { this.widget.destroy(); this.widget.free(); this.widget = null; }
+      if (this.widget) {
+        this.widget.destroy();
+        this.widget.free();
+        this.widget = null;
+        idle.push(this.module);
+      }
       this.box.replaceChildren();
       widgets.delete(this.host);
       live.delete(this);

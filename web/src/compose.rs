@@ -6,7 +6,7 @@
 use std::rc::Rc;
 
 use streamlab_wasm::view::{RailItem, SnapshotView};
-use streamlab_wasm::{command_line, completions, syntax_hint};
+use streamlab_wasm::{command_line, completions, ends_in_word, is_separator, last_word_start, syntax_hint, words};
 use yew::prelude::*;
 
 /// Templates put into the input with a click (mouse and keyboard screens).
@@ -56,13 +56,14 @@ impl Kind {
 /// otherwise follows it; a space after, ready for the next word.
 pub fn insert(line: &str, word: &str) -> String {
     let word = command_line(&[word.as_bytes().to_vec()]);
-    if line.is_empty() || line.ends_with(char::is_whitespace) {
+    if !ends_in_word(line) {
         return format!("{line}{word} ");
     }
-    let start = line.rfind(char::is_whitespace).map_or(0, |at| at + 1);
-    let partial = &line[start..];
-    if word.len() > partial.len() && word[..partial.len()].eq_ignore_ascii_case(partial) {
-        format!("{}{word} ", &line[..start])
+    // Split where the console's completion does: a pasted U+00A0 or U+3000 belongs to its word.
+    let (before, partial) = line.split_at_checked(last_word_start(line)).unwrap_or((line, ""));
+    // `get`: the word's bytes at the partial's length may fall inside one of its characters.
+    if word.len() > partial.len() && word.get(..partial.len()).is_some_and(|head| head.eq_ignore_ascii_case(partial)) {
+        format!("{before}{word} ")
     } else {
         format!("{line} {word} ")
     }
@@ -70,11 +71,8 @@ pub fn insert(line: &str, word: &str) -> String {
 
 /// The line without its last word.
 pub fn drop_word(line: &str) -> String {
-    let kept = line.trim_end();
-    match kept.rfind(char::is_whitespace) {
-        Some(at) => kept[..=at].to_owned(),
-        None => String::new(),
-    }
+    let kept = line.trim_end_matches(is_separator);
+    kept.get(..last_word_start(kept)).unwrap_or_default().to_owned()
 }
 
 fn push(list: &mut Vec<String>, word: &str) {
@@ -86,8 +84,8 @@ fn push(list: &mut Vec<String>, word: &str) {
 /// The suggestions for the next word of `line`, most likely kind first (from the syntax hint
 /// and the word before), each kind with its words.
 pub fn suggest(line: &str, snapshot: &SnapshotView) -> Vec<(Kind, Vec<String>)> {
-    let words: Vec<&str> = line.split_whitespace().collect();
-    let typing_first = words.is_empty() || (words.len() == 1 && !line.ends_with(char::is_whitespace));
+    let words: Vec<&str> = words(line).collect();
+    let typing_first = words.is_empty() || (words.len() == 1 && ends_in_word(line));
     if typing_first {
         return vec![(Kind::Commands, completions(line))];
     }
@@ -143,10 +141,11 @@ pub fn suggest(line: &str, snapshot: &SnapshotView) -> Vec<(Kind, Vec<String>)> 
     for conn in &snapshot.connections {
         push(&mut consumers, &conn.name);
     }
-    let options = completions(&format!("{} ", line.trim_end()));
+    let spaced = format!("{} ", line.trim_end_matches(is_separator));
+    let options = completions(&spaced);
 
     // What comes next: the hint's first word, or what the word before asks for.
-    let hint = syntax_hint(&format!("{} ", line.trim_end())).unwrap_or_default();
+    let hint = syntax_hint(&spaced).unwrap_or_default();
     let next = hint.split_whitespace().next().unwrap_or("").trim_matches(|c| matches!(c, '[' | ']' | '<' | '>' | '.'));
     let before = upper.last().map_or("", String::as_str);
     let after_streams = upper.iter().any(|w| w == "STREAMS");

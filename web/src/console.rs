@@ -3,7 +3,7 @@
 
 use std::rc::Rc;
 
-use streamlab_wasm::{completions, syntax_hint, SnapshotView};
+use streamlab_wasm::{completions, last_word_start, syntax_hint, SnapshotView};
 use wasm_bindgen::JsCast;
 use web_sys::HtmlInputElement;
 use yew::prelude::*;
@@ -25,10 +25,27 @@ pub struct ConsoleProps {
 fn common_prefix(words: &[String]) -> String {
     let Some(first) = words.first() else { return String::new() };
     let mut len = first.len();
-    for word in &words[1..] {
-        len = len.min(first.bytes().zip(word.bytes()).take_while(|(a, b)| a == b).count());
+    for word in words {
+        // Whole characters compared, so the prefix never ends inside one.
+        len = len.min(first.chars().zip(word.chars()).take_while(|(a, b)| a == b).map(|(a, _)| a.len_utf8()).sum());
     }
-    first[..len].to_owned()
+    first.get(..len).unwrap_or_default().to_owned()
+}
+
+/// What Tab does to `line`, or `None` when nothing completes (Tab then moves focus on, as
+/// usual): the line with the word being typed completed as far as the completions agree (a
+/// space after a single one; `None` when that would not lengthen it), and the completions to
+/// offer when there are several.
+pub fn tab(line: &str) -> Option<(Option<String>, Vec<String>)> {
+    let found = completions(line);
+    if line.trim().is_empty() || found.is_empty() {
+        return None;
+    }
+    let start = last_word_start(line);
+    let word = if found.len() == 1 { format!("{} ", found[0]) } else { common_prefix(&found) };
+    let completed =
+        (word.len() >= line.len() - start).then(|| format!("{}{word}", line.get(..start).unwrap_or_default()));
+    Some((completed, if found.len() > 1 { found } else { Vec::new() }))
 }
 
 #[derive(Properties)]
@@ -144,18 +161,15 @@ pub fn Console(props: &ConsoleProps) -> Html {
                         }
                     }
                 }
-                "Tab" if !e.shift_key() && !line.trim().is_empty() => {
-                    let found = completions(&line);
-                    if found.is_empty() {
+                "Tab" if !e.shift_key() => {
+                    let Some((completed, offer)) = tab(&line) else {
                         return; // nothing to complete: Tab moves focus on, as usual
-                    }
+                    };
                     e.prevent_default();
-                    let start = line.rfind(char::is_whitespace).map_or(0, |at| at + 1);
-                    let word = if found.len() == 1 { format!("{} ", found[0]) } else { common_prefix(&found) };
-                    if word.len() >= line.len() - start {
-                        input.set(format!("{}{word}", &line[..start]));
+                    if let Some(completed) = completed {
+                        input.set(completed);
                     }
-                    offered.set(if found.len() > 1 { found } else { Vec::new() });
+                    offered.set(offer);
                 }
                 "Escape" => offered.set(Vec::new()),
                 "l" | "L" if e.ctrl_key() => {

@@ -1,7 +1,8 @@
 //! The playground as a widget inside someone else's page: `mount(element, options, on_event)`
 //! renders a console and pictures into `element` (embed.js gives each widget its own shadow
-//! root) and returns a [`Widget`] handle for the page's method calls. Any number of widgets
-//! share one instance of the wasm module; each has its own session.
+//! root) and returns a [`Widget`] handle for the page's method calls. embed.js gives each
+//! widget an instance of the module of its own, so a panic (see `panic.rs`) stops only that
+//! widget; each has its own session.
 //!
 //! Events leave through `on_event(type, payload_json)`; embed.js turns them into DOM events
 //! and, inside an iframe, into `postMessage`s.
@@ -365,6 +366,7 @@ pub fn mount(element: web_sys::Element, options: &str, on_event: js_sys::Functio
         }
         false => None,
     };
+    crate::panic::for_widget(&on_event);
     let shared =
         Rc::new(Shared { options, on_event, dispatch: RefCell::new(None), lab, lesson, redraw: RefCell::new(None) });
     let app = yew::Renderer::<Embed>::with_root_and_props(element, EmbedProps { shared: shared.clone() }).render();
@@ -427,5 +429,6 @@ impl Widget {
         }
         self.shared.dispatch.borrow_mut().take();
         self.shared.redraw.borrow_mut().take();
+        crate::panic::forget_widget(&self.shared.on_event);
     }
 }

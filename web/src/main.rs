@@ -8,11 +8,14 @@ mod app;
 mod compose;
 mod console;
 mod embed;
+#[cfg(test)]
+mod hostile;
 mod lesson_run;
 mod lessons;
 mod markdown;
 mod motion;
 mod page;
+mod panic;
 mod pictures;
 mod player;
 mod profile;
@@ -25,6 +28,7 @@ mod timeline;
 /// through `embed::mount` only.
 fn main() {
     if gloo::utils::window().get("StreamLab").is_none() {
+        panic::for_page();
         yew::Renderer::<app::App>::new().render();
     }
 }

@@ -7,6 +7,7 @@ use rustyline::history::DefaultHistory;
 use rustyline::validate::Validator;
 use rustyline::{Context, Editor, Helper};
 use streamlab_protocol::console::{completions, syntax_hint};
+use streamlab_protocol::tokenize::last_word_start;
 use streamlab_protocol::{Console, Profile};
 
 /// Completion of command names and the syntax hint redis-cli shows while typing.
@@ -16,9 +17,10 @@ impl Completer for ReplHelper {
     type Candidate = String;
 
     fn complete(&self, line: &str, pos: usize, _: &Context<'_>) -> rustyline::Result<(usize, Vec<String>)> {
-        let before = &line[..pos];
-        let start = before.rfind(char::is_whitespace).map_or(0, |at| at + 1);
-        Ok((start, completions(before)))
+        let before = line.get(..pos).unwrap_or(line);
+        // The tokenizer's word start, as the playground's Tab: a U+00A0 before the word is part
+        // of it, and the start never falls inside a character.
+        Ok((last_word_start(before), completions(before)))
     }
 }
 
@@ -78,4 +80,19 @@ pub fn run(profile: Profile) -> rustyline::Result<()> {
         let _ = editor.save_history(path);
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn completion_starts_at_the_word_after_a_multi_byte_space() {
+        let history = DefaultHistory::new();
+        let context = Context::new(&history);
+        let complete = |line: &str| ReplHelper.complete(line, line.len(), &context).unwrap();
+        assert_eq!(complete("XADD k\u{a0}x NOMK"), ("XADD k\u{a0}x ".len(), vec!["NOMKSTREAM".to_owned()]));
+        assert_eq!(complete("XADD\u{a0}NOMK"), (0, Vec::new()));
+        assert_eq!(complete("\u{3000}XAD"), (0, Vec::new()));
+    }
 }

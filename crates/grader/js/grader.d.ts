@@ -1,7 +1,12 @@
 // Types of grader.js: the StreamLab engine and lesson checker with no UI.
 
-/** Loads the wasm once (in Node it reads the file next to the module). */
-export function load(source?: BufferSource | URL | string | Response): Promise<void>;
+/**
+ * Loads the wasm once (in Node it reads the file next to the module). If the wasm stops inside
+ * a call (an internal error, or a session that outgrew the 4 GB an instance can have), the call
+ * throws an `Error`; that object refuses every later call, and objects created afterwards run
+ * in a fresh instance.
+ */
+export function load(source?: BufferSource | URL | string | Response | WebAssembly.Module): Promise<void>;
 
 /**
  * A reply as a value: bulk strings are strings, integers numbers, nulls `null`, arrays arrays,

@@ -7,25 +7,78 @@
 //   s.execute('XADD jobs 1-0 type email');   // { text: '"1-0"', ok: true, replies: ['1-0'], ... }
 //
 // Everything the wasm answers is JSON; this wrapper parses it so callers get plain objects.
-import init, { Grader, GraderLesson } from './streamlab_grader.js';
+import * as glue from './streamlab_grader.js';
 
 const wasmUrl = new URL('./streamlab_grader_bg.wasm', import.meta.url);
 let loading = null;
+let compiled = null;
+/** The glue of the instance new objects are made in. */
+let current = null;
+/** Another copy of the glue, imported ahead, for the instance that follows a trap. */
+let spare = null;
+let copies = 0;
+
+// The wasm-bindgen glue keeps its instance in module scope: a second instance needs the glue
+// imported under another URL (a fragment: the same file, a module of its own).
+const copy = () => import(`${new URL('./streamlab_grader.js', import.meta.url).href}#instance-${++copies}`).then((m) => { spare = m; });
+
+/** The compiled module from bytes, a URL (string or URL), a Response or a compiled module. */
+async function compile(source) {
+  let input = source ?? wasmUrl;
+  if (input instanceof WebAssembly.Module) return input;
+  if (typeof input === 'string' || input instanceof URL) {
+    // Node cannot fetch file: URLs; read the file instead.
+    if (new URL(input, import.meta.url).protocol === 'file:') {
+      const { readFile } = await import('node:fs/promises');
+      input = await readFile(new URL(input, import.meta.url));
+    } else {
+      input = await fetch(input);
+    }
+  }
+  if (typeof Response === 'function' && input instanceof Response) input = await input.arrayBuffer();
+  return WebAssembly.compile(input);
+}
 
 /** Loads the wasm once. `source` (bytes, URL or Response) overrides where it comes from. */
 export function load(source) {
   if (!loading) {
     loading = (async () => {
-      let input = source;
-      if (input === undefined && wasmUrl.protocol === 'file:') {
-        // Node cannot fetch file: URLs; read the file next to this module instead.
-        const { readFile } = await import('node:fs/promises');
-        input = await readFile(wasmUrl);
-      }
-      await init({ module_or_path: input ?? wasmUrl });
+      compiled = await compile(source);
+      glue.initSync({ module: compiled });
+      current = glue;
+      await copy();
     })();
   }
   return loading;
+}
+
+/**
+ * Runs `call`; a trap (a panic, or memory run out: the wasm aborts) becomes a plain Error.
+ * The instance that trapped may hold half-done state or all the memory it could get, so the
+ * object that trapped is done for, and objects made from then on live in a fresh instance of
+ * the same compiled module (the objects made before keep theirs).
+ */
+function guarded(owner, call) {
+  if (owner.dead) throw owner.dead;
+  try {
+    return call();
+  } catch (error) {
+    if (!(error instanceof WebAssembly.RuntimeError)) throw error;
+    owner.dead = new Error(`StreamLab grader: internal error (${error.message}); this object can no longer be used, create a new one`);
+    if (owner.glue === current && spare) {
+      spare.initSync({ module: compiled });
+      current = spare;
+      spare = null;
+      copy();
+    }
+    throw owner.dead;
+  }
+}
+
+/** What ties a wrapper to its wasm object: the instance's glue, and whether it trapped. */
+function owner(make) {
+  if (!current) throw new Error('StreamLab grader: call load() first');
+  return { glue: current, inner: make(current), dead: null };
 }
 
 // The wasm sends a finite double's digits as a string (it carries no float printer); they
@@ -40,13 +93,16 @@ function lines(log) {
 
 /** A console session with no UI, on a virtual clock. */
 export class Session {
-  #inner;
+  #own;
   constructor({ profile, clock } = {}) {
-    this.#inner = new Grader(profile, clock);
+    this.#own = owner((g) => new g.Grader(profile, clock));
+  }
+  #call(call) {
+    return guarded(this.#own, () => call(this.#own.inner));
   }
   /** Runs one console line (a command, `:as NAME`, `:clock +MS`). */
   execute(line) {
-    return JSON.parse(this.#inner.execute(String(line)), doubles);
+    return JSON.parse(this.#call((g) => g.execute(String(line))), doubles);
   }
   /** Runs lines in order (an array, or text with one line per line). */
   run(log) {
@@ -54,30 +110,33 @@ export class Session {
   }
   /** The state as the playground's pictures see it. */
   snapshot() {
-    return JSON.parse(this.#inner.snapshot());
+    return JSON.parse(this.#call((g) => g.snapshot()));
   }
   /** A command file that rebuilds this session. */
   script() {
-    return this.#inner.script();
+    return this.#call((g) => g.script());
   }
   get profile() {
-    return this.#inner.profile();
+    return this.#call((g) => g.profile());
   }
   get now() {
-    return this.#inner.now();
+    return this.#call((g) => g.now());
   }
   /** Frees the wasm memory now rather than when garbage-collected. */
   free() {
-    this.#inner.free();
+    if (!this.#own.dead) this.#own.inner.free();
   }
 }
 
 /** A lesson file, parsed; checks learners' logs on any variant (0 is the lesson as written). */
 export class Lesson {
-  #inner;
+  #own;
   constructor(toml, file) {
-    this.#inner = new GraderLesson(String(toml), file);
-    this.info = JSON.parse(this.#inner.info());
+    this.#own = owner((g) => new g.GraderLesson(String(toml), file));
+    this.info = JSON.parse(this.#call((l) => l.info()));
+  }
+  #call(call) {
+    return guarded(this.#own, () => call(this.#own.inner));
   }
   /**
    * A reach-state task against a log. For a task that continues (`info.tasks[n].continues`),
@@ -85,7 +144,7 @@ export class Lesson {
    */
   checkLog(task, log, { variant = 0, earlier } = {}) {
     const logs = earlier === undefined ? undefined : earlier.map(lines);
-    return JSON.parse(this.#inner.checkLog(task, lines(log), variant, logs));
+    return JSON.parse(this.#call((l) => l.checkLog(task, lines(log), variant, logs)));
   }
   /**
    * Any question: a number (an option), an array of numbers (multiple choice), a string (a
@@ -96,7 +155,7 @@ export class Lesson {
     const options = Array.isArray(answer) ? Uint32Array.from(answer) : undefined;
     const typed = typeof answer === 'string' ? answer : undefined;
     const order = answer && Array.isArray(answer.order) ? Uint32Array.from(answer.order) : undefined;
-    return JSON.parse(this.#inner.checkAnswer(task, variant, option, options, typed, order));
+    return JSON.parse(this.#call((l) => l.checkAnswer(task, variant, option, options, typed, order)));
   }
   checkChoice(task, option, options = {}) {
     return this.checkAnswer(task, option, options);
@@ -106,7 +165,7 @@ export class Lesson {
   }
   /** The lesson's option indices in the order attempt `attempt` showed them. */
   shownOrder(task, attempt) {
-    return Array.from(this.#inner.shownOrder(task, attempt));
+    return Array.from(this.#call((l) => l.shownOrder(task, attempt)));
   }
   /**
    * Re-grades a learner's log for every reach-state task on one variant, e.g. a hidden one
@@ -132,6 +191,6 @@ export class Lesson {
     return { variant, passed: results.every((r) => r.passed), tasks: results };
   }
   free() {
-    this.#inner.free();
+    if (!this.#own.dead) this.#own.inner.free();
   }
 }

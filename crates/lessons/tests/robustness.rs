@@ -1,21 +1,17 @@
-//! No input makes the TOML reader or the lesson parser panic (a panic in wasm ends the
-//! learner's session): every lesson file, cut short and mutated in many ways, and random
-//! text built from TOML's punctuation. Errors must point inside the text.
+//! No input makes the TOML reader, the lesson parser or the checker panic (a panic in wasm
+//! ends the learner's session): every lesson file, cut short and mutated in many ways, random
+//! text built from TOML's punctuation, hostile Unicode (crates/testkit's `text`) in keys,
+//! strings and lesson lines, and hostile learner logs. Errors must point inside the text.
 
 use std::path::PathBuf;
 
-use streamlab_lessons::{parse_lesson, toml, validate::parse_index};
+use streamlab_lessons::{check_log, parse_lesson, parse_log, toml, validate::parse_index};
+use streamlab_testkit::rng::Rng;
+use streamlab_testkit::text;
 
-/// A small deterministic generator (xorshift), so a failure reproduces.
-struct Rng(u64);
-
-impl Rng {
-    fn below(&mut self, n: usize) -> usize {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        (self.0 % n.max(1) as u64) as usize
-    }
+/// A number below `n` (any `n`, zero included), as the mutations index.
+fn below(rng: &mut Rng, n: usize) -> usize {
+    rng.index(n.max(1))
 }
 
 /// Pieces that make TOML's tokens, its mistakes and multi-byte text.
@@ -92,25 +88,25 @@ fn read_all(text: &str) {
 
 fn mutate(rng: &mut Rng, text: &str) -> String {
     let mut bytes = text.as_bytes().to_vec();
-    let at = rng.below(bytes.len());
-    match rng.below(4) {
+    let at = below(rng, bytes.len());
+    match below(rng, 4) {
         0 => {
-            let piece = PIECES[rng.below(PIECES.len())];
+            let piece = PIECES[below(rng, PIECES.len())];
             bytes.splice(at..at, piece.bytes());
         }
         1 => {
-            let end = (at + 1 + rng.below(8)).min(bytes.len());
+            let end = (at + 1 + below(rng, 8)).min(bytes.len());
             bytes.drain(at..end);
         }
         2 => {
             // A line repeated elsewhere: duplicate keys and tables.
             let lines: Vec<&str> = text.split_inclusive('\n').collect();
             let mut lines = lines.clone();
-            let copy = lines[rng.below(lines.len())];
-            lines.insert(rng.below(lines.len()), copy);
+            let copy = lines[below(rng, lines.len())];
+            lines.insert(below(rng, lines.len()), copy);
             bytes = lines.concat().into_bytes();
         }
-        _ => bytes[at] = PIECES[rng.below(PIECES.len())].as_bytes()[0],
+        _ => bytes[at] = PIECES[below(rng, PIECES.len())].as_bytes()[0],
     }
     String::from_utf8_lossy(&bytes).into_owned()
 }
@@ -119,7 +115,7 @@ fn mutate(rng: &mut Rng, text: &str) -> String {
 fn lesson_files_cut_and_mutated_never_panic() {
     let files = lesson_files();
     assert!(files.len() > 10, "the lessons were found");
-    let mut rng = Rng(0x2545_f491_4f6c_dd1d);
+    let mut rng = Rng::new(0x2545_f491_4f6c_dd1d);
     for (name, text) in &files {
         assert!(toml::parse(text).is_ok(), "{name} is TOML");
         // Cut short at many places, character boundaries or not.
@@ -134,13 +130,56 @@ fn lesson_files_cut_and_mutated_never_panic() {
 
 #[test]
 fn random_text_never_panics() {
-    let mut rng = Rng(0x9e37_79b9_7f4a_7c15);
+    let mut rng = Rng::new(0x9e37_79b9_7f4a_7c15);
     for _ in 0..4000 {
-        let text: String = (0..rng.below(16)).map(|_| PIECES[rng.below(PIECES.len())]).collect();
+        let text: String = (0..below(&mut rng, 16)).map(|_| PIECES[below(&mut rng, PIECES.len())]).collect();
         read_all(&text);
         read_all(&format!("k = {text}"));
         read_all(&format!("[t]\nk = [{text}]\n[[t.u]]\n"));
-        let bytes: Vec<u8> = (0..rng.below(64)).map(|_| rng.below(256) as u8).collect();
+        let bytes: Vec<u8> = (0..below(&mut rng, 64)).map(|_| below(&mut rng, 256) as u8).collect();
         read_all(&String::from_utf8_lossy(&bytes));
+    }
+}
+
+#[test]
+fn hostile_unicode_anywhere_in_a_lesson_never_panics() {
+    let mut rng = Rng::new(14);
+    for (_, text) in &lesson_files() {
+        for _ in 0..12 {
+            // Spliced in at a character: inside strings, keys, table headers and lesson lines.
+            let at = (0..=below(&mut rng, text.len())).rev().find(|&at| text.is_char_boundary(at)).unwrap_or(0);
+            let (head, tail) = text.split_at(at);
+            read_all(&format!("{head}{}{tail}", text::text(&mut rng, 12)));
+        }
+    }
+    for _ in 0..2_000 {
+        let t = text::text(&mut rng, 40);
+        for wrapped in [
+            t.clone(),
+            format!("{t} = 1"),
+            format!("k = \"{t}\""),
+            format!("k = \'\'\'{t}\'\'\'"),
+            format!("[{t}]\nk = 1"),
+            format!("[[task]]\nkind = \"{t}\"\nsolution = [\"{t}\"]"),
+        ] {
+            read_all(&wrapped);
+        }
+        read_all(&String::from_utf8_lossy(&text::bytes(&mut rng, 64)));
+    }
+}
+
+#[test]
+fn hostile_learner_logs_are_checked_without_panicking() {
+    let files = lesson_files();
+    let (name, text) = &files[0];
+    let lesson = parse_lesson(name, text).expect("a valid lesson");
+    const VOCABULARY: &[&str] =
+        &["alice>", "bob>", "XADD", "XACK", "XGROUP", "CREATE", "jobs", "*", ">", ":as", "f", "v"];
+    let mut rng = Rng::new(15);
+    for _ in 0..150 {
+        let log: Vec<String> = (0..below(&mut rng, 6)).map(|_| text::line(&mut rng, VOCABULARY)).collect();
+        let task = below(&mut rng, lesson.tasks.len());
+        // A verdict or a clean error (a task kind that is not checked by state), never a panic.
+        let _ = check_log(&lesson, task, 0, &parse_log(&log.join("\n")));
     }
 }

@@ -25,7 +25,7 @@ use crate::reply::Reply;
 #[cfg(feature = "host")]
 use crate::session::HostRequest;
 use crate::session::{Clock, ConnId, Delivery, Session, VIRTUAL_EPOCH_MS};
-use crate::tokenize::tokenize;
+use crate::tokenize::{ends_in_word, tokenize, words};
 
 /// The connection a console starts on unless told otherwise.
 pub const DEFAULT_CONNECTION: &str = "default";
@@ -542,15 +542,13 @@ fn parse_decimal(text: &str) -> Option<f64> {
 /// The spec and syntax that apply to a line so far: a container command's subcommand once it
 /// is typed, the command otherwise. Returns the syntax and how many words it already covers.
 fn syntax_for(line: &str) -> Option<(&'static str, usize)> {
-    let mut words = line.split_whitespace();
-    let spec = command::lookup(words.next()?.as_bytes())?;
-    let second = words.next();
+    let mut each = words(line);
+    let spec = command::lookup(each.next()?.as_bytes())?;
+    let second = each.next();
     let sub = second.and_then(|w| spec.subcommands.iter().find(|s| s.name.eq_ignore_ascii_case(w)));
     match sub {
         // The subcommand's word counts only once it is complete.
-        Some(sub) if line.split_whitespace().count() > 2 || line.ends_with(char::is_whitespace) => {
-            Some((sub.syntax, 2))
-        }
+        Some(sub) if words(line).count() > 2 || !ends_in_word(line) => Some((sub.syntax, 2)),
         _ => Some((spec.syntax, 1)),
     }
 }
@@ -558,8 +556,8 @@ fn syntax_for(line: &str) -> Option<(&'static str, usize)> {
 /// The rest of a command's syntax after what has been typed, as redis-cli hints it.
 pub fn syntax_hint(line: &str) -> Option<String> {
     let (syntax, covered) = syntax_for(line)?;
-    let typed = line.split_whitespace().count() - covered;
-    let spaced = line.ends_with(char::is_whitespace);
+    let typed = words(line).count() - covered;
+    let spaced = !ends_in_word(line);
     if typed == 0 && !spaced {
         return (!syntax.is_empty()).then(|| format!(" {syntax}"));
     }
@@ -575,18 +573,18 @@ pub fn syntax_hint(line: &str) -> Option<String> {
 /// word, subcommands for the second word of a container command, and the keywords of the
 /// command's syntax (COUNT, BLOCK, STREAMS, MKSTREAM...) after that. Upper case, sorted.
 pub fn completions(line: &str) -> Vec<String> {
-    let words: Vec<&str> = line.split_whitespace().collect();
-    let partial = if line.ends_with(char::is_whitespace) { "" } else { words.last().copied().unwrap_or("") };
-    let done = if partial.is_empty() { words.len() } else { words.len() - 1 };
+    let typed: Vec<&str> = words(line).collect();
+    let partial = if !ends_in_word(line) { "" } else { typed.last().copied().unwrap_or("") };
+    let done = if partial.is_empty() { typed.len() } else { typed.len() - 1 };
     let upper = partial.to_ascii_uppercase();
     let mut found: Vec<String> = if done == 0 {
         command::all().map(|c| c.name.to_ascii_uppercase()).collect()
     } else {
-        let Some(spec) = command::lookup(words[0].as_bytes()) else { return Vec::new() };
+        let Some(spec) = command::lookup(typed[0].as_bytes()) else { return Vec::new() };
         if done == 1 && !spec.subcommands.is_empty() {
             spec.subcommands.iter().map(|s| s.name.to_ascii_uppercase()).collect()
         } else {
-            let syntax = syntax_for(&words[..done].join(" ")).map_or(spec.syntax, |(syntax, _)| syntax);
+            let syntax = syntax_for(&typed[..done].join(" ")).map_or(spec.syntax, |(syntax, _)| syntax);
             keywords(syntax)
         }
     };

@@ -38,7 +38,56 @@ impl std::error::Error for TokenizeError {}
 
 /// Whitespace as C's `isspace` sees it in the "C" locale.
 fn is_space(b: u8) -> bool {
-    matches!(b, b' ' | b'\t' | b'\n' | b'\x0b' | b'\x0c' | b'\r')
+    is_separator(char::from(b))
+}
+
+/// Whether `c` is space between arguments, as [`is_space`] decides for its byte: the console's
+/// hint and completion split words with it, so what they call a word is the argument the line
+/// sends (a pasted U+00A0 or U+3000 is part of a word, as it is to redis-cli).
+pub fn is_separator(c: char) -> bool {
+    matches!(c, ' ' | '\t' | '\n' | '\x0b' | '\x0c' | '\r')
+}
+
+/// Whether `b` ends a bare word. A vertical tab or form feed is skipped between words but kept
+/// inside one: Redis 8.2.3 and redis-cli both echo `ECHO a\x0bb` as three bytes.
+fn ends_word(b: u8) -> bool {
+    matches!(b, b' ' | b'\t' | b'\n' | b'\r')
+}
+
+/// Where the words of a console line start and end, as the tokenizer splits its bare words.
+fn word_spans(line: &str) -> impl Iterator<Item = (usize, usize)> + '_ {
+    let bytes = line.as_bytes();
+    let mut at = 0;
+    std::iter::from_fn(move || {
+        while bytes.get(at).is_some_and(|&b| is_space(b)) {
+            at += 1;
+        }
+        let start = at;
+        while bytes.get(at).is_some_and(|&b| !ends_word(b)) {
+            at += 1;
+        }
+        (at > start).then_some((start, at))
+    })
+}
+
+/// The words of a console line, where the tokenizer splits its bare words (every separator is
+/// one byte, so each word is a slice on character boundaries).
+pub fn words(line: &str) -> impl Iterator<Item = &str> {
+    word_spans(line).filter_map(|(start, end)| line.get(start..end))
+}
+
+/// Where the word being typed at the end of `line` starts, or the line's length when it ends
+/// between words; `line.get(..start)` is the line before it and never cuts a character.
+pub fn last_word_start(line: &str) -> usize {
+    match word_spans(line).last() {
+        Some((start, end)) if end == line.len() => start,
+        _ => line.len(),
+    }
+}
+
+/// Whether `line` ends inside a word (one more character would extend it).
+pub fn ends_in_word(line: &str) -> bool {
+    last_word_start(line) < line.len()
 }
 
 fn hex_value(b: u8) -> Option<u8> {
@@ -138,10 +187,7 @@ pub fn tokenize(line: &[u8]) -> Result<Vec<Vec<u8>>, TokenizeError> {
                     }
                 }
                 Quote::None => {
-                    // Only these end a bare word: a vertical tab or form feed inside one is
-                    // kept, though both are skipped between words (Redis 8.2.3 and redis-cli
-                    // agree: `ECHO a\x0bb` echoes three bytes).
-                    if matches!(c, b' ' | b'\t' | b'\n' | b'\r') {
+                    if ends_word(c) {
                         break;
                     }
                     match c {

@@ -20,6 +20,7 @@ use streamlab_protocol::{format_reply, Clock, Console, Output, OutputKind, Reply
 
 pub use share::SessionSpec;
 pub use streamlab_protocol::console::{command_line, completions, help_reply, syntax_hint};
+pub use streamlab_protocol::tokenize::{ends_in_word, is_separator, last_word_start, words};
 pub use streamlab_protocol::Profile;
 pub use view::SnapshotView;
 use view::{Opened, RailItem};
