@@ -191,3 +191,34 @@ test('a full storage: the widget says once that work is not saved, and the last 
     await screenshot(page, 'embed-persist-quota.png');
   });
 });
+
+test('a saved widget whose last load never finished is offered, not replayed: load it again or start without it', { timeout: 120_000 }, async () => {
+  await withBrowser({}, async (page) => {
+    const local = `${dist.url}examples/stalled-test.html`;
+    await page.route(local, (route) => route.fulfill({ status: 200, contentType: 'text/html; charset=utf-8',
+      body: `<!doctype html><title>stalled</title><script src="../embed.js"></script>
+        <stream-lab id="lab" layout="console" loading="eager" persist="local"></stream-lab>` }));
+    await page.goto(local);
+    await page.waitForFunction(() => document.querySelector('#lab').getState());
+    await page.evaluate(() => document.querySelector('#lab').run('XADD kept 1-0 f v'));
+    await page.waitForFunction(() => localStorage.getItem('streamlab.embed.lab'));
+    // What a tab that died while rebuilding this widget's save leaves behind.
+    await page.evaluate(() => localStorage.setItem('streamlab.embed.lab loading', '1'));
+    await page.reload();
+    const panel = page.locator('#lab .sl-error');
+    await panel.waitFor();
+    assert.match(await panel.innerText(), /Your saved work here did not finish loading last time/);
+    await screenshot(page, 'embed-stalled-save.png');
+    await panel.locator('button:has-text("Load it again")').click();
+    await page.waitForFunction(() => document.querySelector('#lab').getState());
+    assert.equal((await page.evaluate(() => document.querySelector('#lab').run('XLEN kept'))).reply, '(integer) 1');
+    assert.equal(await page.evaluate(() => localStorage.getItem('streamlab.embed.lab loading')), null, 'a load that finished clears the mark');
+
+    await page.evaluate(() => localStorage.setItem('streamlab.embed.lab loading', '1'));
+    await page.reload();
+    await panel.waitFor();
+    await panel.locator('button:has-text("Start without it")').click();
+    await page.waitForFunction(() => document.querySelector('#lab').getState());
+    assert.equal((await page.evaluate(() => document.querySelector('#lab').run('XLEN kept'))).reply, '(integer) 0');
+  });
+});

@@ -216,10 +216,19 @@
       if (this.visibility) this.visibility.disconnect();
       this.placeholder('Loading StreamLab…');
       const o = this.options;
-      // A restart after an internal error continues from the last state that worked.
-      let state = this.saved !== undefined ? this.saved : o.state;
-      if (!state && o.persist === 'local') {
-        try { state = localStorage.getItem(this.storageKey()) || undefined; } catch { /* storage off */ }
+      // A restart after an internal error continues from the last state that worked, unless
+      // the learner chose to start without it.
+      let state = this.fresh ? undefined : this.saved !== undefined ? this.saved : o.state;
+      const loading = `${this.storageKey()} loading`;
+      this.restoring = null;
+      if (!state && !this.fresh && o.persist === 'local') {
+        try {
+          state = localStorage.getItem(this.storageKey()) || undefined;
+          // Marked while it is rebuilt, cleared once ready: still marked means the last load
+          // never finished (the tab died rebuilding it), so it is not replayed again unasked.
+          if (state && localStorage.getItem(loading) && !this.retrying) return this.stalled();
+          if (state) { localStorage.setItem(loading, '1'); this.restoring = loading; }
+        } catch { /* storage off */ }
       }
       const generation = ++this.generation;
       Promise.all([loadEngine(), this.lessonText()]).then(([m, lesson]) => {
@@ -269,7 +278,11 @@
       // Events raised while mount() runs wait until the handle exists.
       if (type === 'panic') { this.crash(detail.message); return; }
       if (this.queued) { this.queued.push([type, detail]); return; }
-      if (type === 'ready') this.settle.ok(this.handle);
+      if (type === 'ready') {
+        if (this.restoring) try { localStorage.removeItem(this.restoring); } catch { /* storage off */ }
+        this.restoring = null;
+        this.settle.ok(this.handle);
+      }
       if (type === 'check' && this.checking) { this.checking(detail); this.checking = null; }
       if (type === 'command') {
         // A lesson line `name> COMMAND` is reported as the command it ran on `name`.
@@ -339,8 +352,34 @@
       box.append(el('strong', '', 'StreamLab hit an internal error'),
         el('span', '', 'This console stopped; the rest of the page is not affected. Restarting continues from the last command that worked.'),
         el('code', '', message), restart);
+      // It died rebuilding the saved work: restarting would replay the same.
+      if (this.restoring) box.append(' ', this.freshButton());
       this.box.replaceChildren(box);
       queueMicrotask(() => this.host.dispatchEvent(new CustomEvent('error', { bubbles: true, composed: true, detail: { message, internal: true } })));
+    }
+
+    /** The saved work did not finish loading last time: the learner decides what happens. */
+    stalled() {
+      const box = el('div', 'sl-error');
+      box.setAttribute('role', 'alert');
+      const again = el('button', 'primary', 'Load it again');
+      again.type = 'button';
+      again.addEventListener('click', () => { this.retrying = true; this.restart(); }, { once: true });
+      box.append(el('strong', '', 'Your saved work here did not finish loading last time'),
+        el('span', '', 'The browser may have run out of memory rebuilding it. It is still saved. '), again, ' ', this.freshButton());
+      this.box.replaceChildren(box);
+      return this.ready;
+    }
+
+    freshButton() {
+      const fresh = el('button', '', 'Start without it');
+      fresh.type = 'button';
+      fresh.addEventListener('click', () => {
+        this.fresh = true;
+        try { localStorage.removeItem(`${this.storageKey()} loading`); } catch { /* storage off */ }
+        this.restart();
+      }, { once: true });
+      return fresh;
     }
 
     restart() {
