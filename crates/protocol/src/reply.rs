@@ -11,7 +11,7 @@ pub enum Reply {
     /// A simple string (`+OK`): printed bare by redis-cli.
     Status(String),
     /// An error line without the leading `-`, e.g. `ERR syntax error`. Bytes it echoes that
-    /// are not UTF-8 are carried as [`raw_byte`] characters, so the wire gets them raw.
+    /// are not UTF-8 are carried as `raw_byte` characters, so the wire gets them raw.
     Error(String),
     /// A signed 64-bit integer.
     Integer(i64),
@@ -90,7 +90,7 @@ fn raw_byte(byte: u8) -> char {
     char::from_u32(RAW_BYTES + u32::from(byte)).unwrap_or(char::REPLACEMENT_CHARACTER)
 }
 
-/// Appends `bytes` to error text: UTF-8 as it is, anything else as [`raw_byte`]s.
+/// Appends `bytes` to error text: UTF-8 as it is, anything else as `raw_byte`s (private-use characters).
 pub fn push_echoed(text: &mut String, bytes: &[u8]) {
     if !cfg!(feature = "host") {
         // No wire to send them on (the grader): shown as they will be shown, as U+FFFD.

@@ -41,7 +41,7 @@ fn is_space(b: u8) -> bool {
     is_separator(char::from(b))
 }
 
-/// Whether `c` is space between arguments, as [`is_space`] decides for its byte: the console's
+/// Whether `c` is space between arguments, as `is_space` decides for its byte: the console's
 /// hint and completion split words with it, so what they call a word is the argument the line
 /// sends (a pasted U+00A0 or U+3000 is part of a word, as it is to redis-cli).
 pub fn is_separator(c: char) -> bool {
