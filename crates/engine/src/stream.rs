@@ -7,6 +7,7 @@ use crate::group::{ConsumerName, Group};
 use crate::id::{AddId, StreamId};
 use crate::node::{Live, Node, RawEntry};
 use crate::sorted::SortedMap;
+use crate::walk::Walk;
 
 /// The field/value pairs of one entry, in the order they were added.
 pub type Fields = Vec<(Vec<u8>, Vec<u8>)>;
@@ -260,28 +261,6 @@ impl Idmp {
     }
 }
 
-/// [`Stream::live_range`]'s walk: one of its two directions, or nothing. An enum rather than a
-/// `Box<dyn Iterator>`: a trait object's vtable carries `nth`, `advance_by` and `size_hint`
-/// for every adapter chain behind it, about 3 KB of wasm that nothing calls; this needs only
-/// `next`.
-enum LiveRange<F, B> {
-    Empty,
-    Forward(F),
-    Backward(B),
-}
-
-impl<T, F: Iterator<Item = T>, B: Iterator<Item = T>> Iterator for LiveRange<F, B> {
-    type Item = T;
-
-    fn next(&mut self) -> Option<T> {
-        match self {
-            LiveRange::Empty => None,
-            LiveRange::Forward(walk) => walk.next(),
-            LiveRange::Backward(walk) => walk.next(),
-        }
-    }
-}
-
 /// A stream value.
 #[derive(Debug, Clone, Default)]
 pub struct Stream {
@@ -472,12 +451,12 @@ impl Stream {
         start: StreamId,
         end: StreamId,
         rev: bool,
-    ) -> LiveRange<impl Iterator<Item = (&Node, RawEntry)> + '_, impl Iterator<Item = (&Node, RawEntry)> + '_> {
+    ) -> Walk<impl Iterator<Item = (&Node, RawEntry)> + '_, impl Iterator<Item = (&Node, RawEntry)> + '_> {
         if start > end {
-            return LiveRange::Empty;
+            return Walk::Empty;
         }
         if rev {
-            LiveRange::Backward(
+            Walk::Right(
                 self.nodes
                     .range(..=end)
                     .rev()
@@ -491,7 +470,7 @@ impl Stream {
             )
         } else {
             let from = self.nodes.range(..=start).next_back().map(|(k, _)| *k).unwrap_or(StreamId::MIN);
-            LiveRange::Forward(
+            Walk::Left(
                 self.nodes
                     .range(from..)
                     .flat_map(|(_, n)| n.live().map(move |r| (n, r)))

@@ -8,7 +8,7 @@
 //! wakes blocked readers of the key without touching it.
 
 use streamlab_engine::{
-    AutoClaimOptions, ClaimOptions, ConsumerName, Group, IdMode, NackMode, Pending, Stream, StreamId,
+    AutoClaimOptions, ClaimOptions, ConsumerName, Group, IdMode, NackMode, Pending, Stream, StreamId, Walk,
 };
 
 use super::read::{parse_read_args, streams_reply, ReadId};
@@ -530,15 +530,16 @@ fn xpending(ctx: &mut Ctx<'_>, args: &[Vec<u8>]) -> Result<Outcome, CmdError> {
     let Some(range) = range else { return Ok(pending_summary(g).into()) };
 
     let now = ctx.now;
-    let ids: Box<dyn Iterator<Item = &StreamId>> = if range.start > range.end {
-        Box::new(std::iter::empty())
+    // A `Walk`, not a `Box<dyn Iterator>` (see `Walk`).
+    let ids = if range.start > range.end {
+        Walk::Empty
     } else {
         match range.consumer {
             Some(name) => match g.consumer(name) {
-                Some(c) => Box::new(c.pending().range(range.start..=range.end)),
-                None => Box::new(std::iter::empty()),
+                Some(c) => Walk::Left(c.pending().range(range.start..=range.end)),
+                None => Walk::Empty,
             },
-            None => Box::new(g.pel().range(range.start..=range.end).map(|(id, _)| id)),
+            None => Walk::Right(g.pel().range(range.start..=range.end).map(|(id, _)| id)),
         }
     };
     // A plain loop (an adapter chain collected is its own code in the wasm bundles).
