@@ -307,7 +307,7 @@ impl Validator<'_> {
             let hints = goal.hints.iter().chain(goal.checks.iter().filter_map(|c| c.hint.as_ref()));
             for (n, hint) in hints.enumerate() {
                 let text = normalise_command(&variant.apply(hint));
-                if let Some(given) = solution.iter().find(|command| text.contains(command.as_str())) {
+                if let Some(given) = solution.iter().find(|command| contains_text(&text, command)) {
                     self.problem(
                         line,
                         format!(
@@ -429,13 +429,13 @@ fn split_code(text: &str) -> Vec<(bool, &str)> {
     let mut parts = Vec::new();
     let mut rest = text;
     loop {
-        let fence = rest.find("```");
+        let fence = backticks(rest, 3);
         let tick = rest.find('`');
         match (fence, tick) {
             (Some(f), Some(t)) if f == t => {
                 parts.push((false, &rest[..f]));
                 let after = &rest[f + 3..];
-                let end = after.find("```").map_or(after.len(), |e| e);
+                let end = backticks(after, 3).map_or(after.len(), |e| e);
                 parts.push((true, &after[..end]));
                 rest = after.get(end + 3..).unwrap_or("");
             }
@@ -443,8 +443,7 @@ fn split_code(text: &str) -> Vec<(bool, &str)> {
                 parts.push((false, &rest[..t]));
                 let run = rest[t..].bytes().take_while(|&b| b == b'`').count();
                 let after = &rest[t + run..];
-                let closing = "`".repeat(run);
-                let end = after.find(&closing).unwrap_or(after.len());
+                let end = backticks(after, run).unwrap_or(after.len());
                 parts.push((true, &after[..end]));
                 rest = after.get(end + run..).unwrap_or("");
             }
@@ -454,6 +453,18 @@ fn split_code(text: &str) -> Vec<(bool, &str)> {
             }
         }
     }
+}
+
+/// Where the first `run` (at least 1) backticks in a row start in `text`. By bytes, not
+/// `str::find` with a string: that would be the wasm app's second copy of std's substring
+/// searcher (the page's own is in another crate's code), about 1 KB.
+fn backticks(text: &str, run: usize) -> Option<usize> {
+    text.as_bytes().windows(run).position(|w| w.iter().all(|&b| b == b'`'))
+}
+
+/// Whether `needle` occurs in `text` (by bytes, for the reason [`backticks`] gives).
+fn contains_text(text: &str, needle: &str) -> bool {
+    needle.is_empty() || text.as_bytes().windows(needle.len()).any(|w| w == needle.as_bytes())
 }
 
 /// Commands named in markdown text: the first word of a code span or code line when it is in
