@@ -9,7 +9,7 @@
 //! are capped per consumer the same way.
 
 use serde::Serialize;
-use streamlab_engine::{Group, Node, SortedMap, Stream, StreamId, Value};
+use streamlab_engine::{Group, Node, SortedMap, SortedSet, Stream, StreamId, Value};
 use streamlab_protocol::{console::command_line, Console, Reply};
 
 /// At most this many entries are drawn on one stream's rail; other nodes collapse.
@@ -247,6 +247,15 @@ fn text(bytes: &[u8]) -> String {
     String::from_utf8_lossy(bytes).into_owned()
 }
 
+/// Channel names or patterns as text, in order.
+fn texts(names: &SortedSet<Vec<u8>>) -> Vec<String> {
+    let mut out = Vec::new();
+    for name in names.iter() {
+        out.push(text(name));
+    }
+    out
+}
+
 /// The nodes learners opened on big streams' rails: per stream key, master ids in the order
 /// they were opened. A view setting, not session state: undo and time travel keep it, and ids
 /// whose nodes are gone are simply not drawn.
@@ -311,24 +320,23 @@ pub fn snapshot(console: &Console, opened: &Opened) -> SnapshotView {
             }),
         }
     }
-    let connections: Vec<ConnectionView> = console
-        .connections()
-        .into_iter()
-        .filter_map(|(name, id)| {
-            let conn = session.conn(id)?;
-            Some(ConnectionView {
-                name: name.to_owned(),
-                id,
-                multi: conn.in_multi().then(|| conn.queued()),
-                blocked: conn
-                    .blocked()
-                    .map(|block| BlockedView { command: command_line(&block.args), deadline: block.deadline }),
-                channels: conn.channels().iter().map(|c| text(c)).collect(),
-                patterns: conn.patterns().iter().map(|c| text(c)).collect(),
-                messages: messages(console, id),
-            })
-        })
-        .collect();
+    // Loops, not `filter_map`/`map` chains collected: each chain is its own iterator code in
+    // the wasm app.
+    let mut connections = Vec::new();
+    for (name, id) in console.connections() {
+        let Some(conn) = session.conn(id) else { continue };
+        connections.push(ConnectionView {
+            name: name.to_owned(),
+            id,
+            multi: conn.in_multi().then(|| conn.queued()),
+            blocked: conn
+                .blocked()
+                .map(|block| BlockedView { command: command_line(&block.args), deadline: block.deadline }),
+            channels: texts(conn.channels()),
+            patterns: texts(conn.patterns()),
+            messages: messages(console, id),
+        });
+    }
     let mut channels: Vec<ChannelView> = Vec::new();
     for conn in &connections {
         let subscriptions = conn.channels.iter().map(|c| (c, false)).chain(conn.patterns.iter().map(|p| (p, true)));
@@ -384,6 +392,10 @@ fn messages(console: &Console, conn: u64) -> Vec<MessageView> {
 }
 
 fn stream_view(key: &[u8], stream: &Stream, now: i64, opened: &[StreamId]) -> StreamView {
+    let mut groups = Vec::new();
+    for (name, group) in stream.groups().iter() {
+        groups.push(group_view(name, group, stream, now));
+    }
     let tombstones: u64 = stream.nodes().values().map(|n| u64::from(n.deleted)).sum();
     StreamView {
         key: text(key),
@@ -396,7 +408,7 @@ fn stream_view(key: &[u8], stream: &Stream, now: i64, opened: &[StreamId]) -> St
         removed: stream.entries_added().saturating_sub(stream.len() + tombstones),
         node_count: stream.nodes().len(),
         rail: rail(stream, opened),
-        groups: stream.groups().iter().map(|(name, group)| group_view(name, group, stream, now)).collect(),
+        groups,
     }
 }
 
