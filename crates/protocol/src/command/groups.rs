@@ -335,12 +335,12 @@ fn xreadgroup(ctx: &mut Ctx<'_>, args: &[Vec<u8>]) -> Result<Outcome, CmdError> 
     let mut parsed = parse_read_args(args, true, ctx.now, ctx.caps)?;
     let (group, consumer) = parsed.group.expect("the parser insists on GROUP");
     let mut plan = Vec::with_capacity(parsed.streams.len());
-    for stream in &parsed.streams {
+    for stream in &mut parsed.streams {
         let found = ctx.db.stream(stream.key)?;
         if found.and_then(|s| s.group(group)).is_none() {
             return Err(CmdError::NoGroupRead { key: stream.key.to_vec(), group: group.to_vec() });
         }
-        let serve = match stream.id.clone()? {
+        let serve = match stream.take_id()? {
             ReadId::New => Serve::New,
             // Redis stands for `>` with the largest id, so that id typed out reads new entries
             // too (observed on 8.2.3).
