@@ -339,12 +339,13 @@ pub fn snapshot(console: &Console, opened: &Opened) -> SnapshotView {
     }
     let mut channels: Vec<ChannelView> = Vec::new();
     for conn in &connections {
-        let subscriptions = conn.channels.iter().map(|c| (c, false)).chain(conn.patterns.iter().map(|p| (p, true)));
-        for (name, pattern) in subscriptions {
-            match channels.iter_mut().find(|c| &c.name == name && c.pattern == pattern) {
-                Some(channel) => channel.subscribers.push(conn.name.clone()),
-                None => {
-                    channels.push(ChannelView { name: name.clone(), pattern, subscribers: vec![conn.name.clone()] })
+        for (names, pattern) in [(&conn.channels, false), (&conn.patterns, true)] {
+            for name in names {
+                match channels.iter_mut().find(|c| &c.name == name && c.pattern == pattern) {
+                    Some(channel) => channel.subscribers.push(conn.name.clone()),
+                    None => {
+                        channels.push(ChannelView { name: name.clone(), pattern, subscribers: vec![conn.name.clone()] })
+                    }
                 }
             }
         }
