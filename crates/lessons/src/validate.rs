@@ -137,9 +137,14 @@ impl Validator<'_> {
             }
         }
         let mut texts: Vec<(usize, &str)> = vec![(0, &lesson.title), (0, &lesson.summary)];
-        texts.extend(lesson.intro.iter().map(|s| (s.line, s.text.as_str())));
-        let mut all_lines: Vec<&Line> = lesson.setup.iter().collect();
-        all_lines.extend(lesson.intro.iter().flat_map(|s| s.demo.iter()));
+        // Loops here, not adapter chains collected or extended: each chain is its own
+        // iterator code in the wasm app.
+        let mut all_lines: Vec<&Line> = Vec::new();
+        all_lines.extend(lesson.setup.iter());
+        for step in &lesson.intro {
+            texts.push((step.line, step.text.as_str()));
+            all_lines.extend(step.demo.iter());
+        }
         let reach_states = lesson.tasks.iter().filter(|t| matches!(t.kind, TaskKind::ReachState(_))).count();
         if reach_states == 0 || reach_states == lesson.tasks.len() {
             self.problem(
@@ -160,8 +165,12 @@ impl Validator<'_> {
             match &task.kind {
                 TaskKind::ReachState(goal) => {
                     all_lines.extend(goal.solution.iter());
-                    all_lines.extend(goal.must_not_pass.iter().flatten());
-                    texts.extend(goal.hints.iter().map(|h| (task.line, h.as_str())));
+                    for path in &goal.must_not_pass {
+                        all_lines.extend(path.iter());
+                    }
+                    for hint in &goal.hints {
+                        texts.push((task.line, hint.as_str()));
+                    }
                     for m in &goal.misconceptions {
                         all_lines.extend(m.path.iter());
                         texts.push((m.line, m.message.as_str()));
@@ -169,8 +178,12 @@ impl Validator<'_> {
                             self.problem(m.line, format!("{label}: a misconception's `message` is empty"));
                         }
                     }
-                    let detectors = goal.misconceptions.iter().flat_map(|m| m.when.iter());
-                    for check in goal.checks.iter().chain(detectors) {
+                    let mut checks = Vec::new();
+                    checks.extend(goal.checks.iter());
+                    for m in &goal.misconceptions {
+                        checks.extend(m.when.iter());
+                    }
+                    for check in checks {
                         texts.push((check.line, check.message.as_str()));
                         if let Some(hint) = &check.hint {
                             texts.push((check.line, hint.as_str()));
