@@ -428,8 +428,13 @@ enum Draw {
 /// then the tail, the nodes holding group cursors and the first and last pending entries,
 /// then the head, as long as the budget lasts.
 fn expanded_nodes(stream: &Stream, opened: &[StreamId]) -> Vec<Draw> {
-    let nodes: Vec<&Node> = stream.nodes().values().collect();
-    let total: u64 = nodes.iter().map(|n| n.members()).sum();
+    // Loops, not adapter chains: each chain is its own iterator code in the wasm bundles.
+    let mut nodes: Vec<&Node> = Vec::new();
+    let mut total = 0;
+    for node in stream.nodes().values() {
+        nodes.push(node);
+        total += node.members();
+    }
     if total <= RAIL_BUDGET {
         return vec![Draw::Drawn; nodes.len()];
     }
@@ -439,7 +444,8 @@ fn expanded_nodes(stream: &Stream, opened: &[StreamId]) -> Vec<Draw> {
     for group in stream.groups().values() {
         wanted.extend(node_of(group.last_id));
         let pel = group.pel();
-        wanted.extend(pel.keys().take(3).chain(pel.keys().rev().take(3)).filter_map(|&id| node_of(id)));
+        wanted.extend(pel.keys().take(3).filter_map(|&id| node_of(id)));
+        wanted.extend(pel.keys().rev().take(3).filter_map(|&id| node_of(id)));
     }
     wanted.push(0);
     // Each opened id is looked up by bisection: a stream can have thousands of nodes and
