@@ -494,24 +494,26 @@ fn rail(stream: &Stream, opened: &[StreamId]) -> Vec<RailItem> {
 }
 
 fn node_view(node: &Node, stream: &Stream, opened: bool) -> NodeView {
-    let entries = node
-        .walk()
-        .map(|raw| {
-            let fields = if raw.deleted {
-                Vec::new()
-            } else {
-                node.fields(&raw).into_iter().map(|(f, v)| (text(&f), text(&v))).collect()
-            };
-            let groups = stream.groups().iter();
-            EntryView {
-                id: raw.id.to_string(),
-                deleted: raw.deleted,
-                fields,
-                cursors: groups.clone().filter(|(_, g)| g.last_id == raw.id).map(|(n, _)| text(n)).collect(),
-                pending_in: groups.filter(|(_, g)| g.pel().contains_key(&raw.id)).map(|(n, _)| text(n)).collect(),
+    // Loops, not adapter chains collected: each chain is its own iterator code in the wasm.
+    let mut entries = Vec::new();
+    for raw in node.walk() {
+        let mut fields = Vec::new();
+        if !raw.deleted {
+            for (f, v) in node.fields(&raw) {
+                fields.push((text(&f), text(&v)));
             }
-        })
-        .collect();
+        }
+        let (mut cursors, mut pending_in) = (Vec::new(), Vec::new());
+        for (name, group) in stream.groups().iter() {
+            if group.last_id == raw.id {
+                cursors.push(text(name));
+            }
+            if group.pel().contains_key(&raw.id) {
+                pending_in.push(text(name));
+            }
+        }
+        entries.push(EntryView { id: raw.id.to_string(), deleted: raw.deleted, fields, cursors, pending_in });
+    }
     NodeView { master_id: node.master_id.to_string(), opened, live: node.live, deleted: node.deleted, entries }
 }
 
@@ -535,6 +537,26 @@ fn lag_reason(group: &Group, stream: &Stream) -> String {
 
 fn group_view(name: &[u8], group: &Group, stream: &Stream, now: i64) -> GroupView {
     let lag = stream.lag(group);
+    let mut consumers = Vec::new();
+    for (consumer_name, consumer) in group.consumers().iter() {
+        let mut pending = Vec::new();
+        for &id in consumer.pending().iter().take(PENDING_CAP) {
+            let record = &group.pel()[&id];
+            pending.push(PendingView {
+                id: id.to_string(),
+                delivery_count: record.delivery_count,
+                idle: now - record.delivery_time,
+                deleted: !stream.contains(id),
+            });
+        }
+        consumers.push(ConsumerView {
+            name: text(consumer_name),
+            seen_ago: now - consumer.seen_time,
+            active_ago: consumer.active_time.map(|t| now - t),
+            pending_count: consumer.pending().len(),
+            pending,
+        });
+    }
     GroupView {
         name: text(name),
         last_delivered_id: group.last_id.to_string(),
@@ -542,30 +564,7 @@ fn group_view(name: &[u8], group: &Group, stream: &Stream, now: i64) -> GroupVie
         lag,
         lag_reason: lag.is_none().then(|| lag_reason(group, stream)),
         pending: group.pel().len(),
-        consumers: group
-            .consumers()
-            .iter()
-            .map(|(consumer_name, consumer)| ConsumerView {
-                name: text(consumer_name),
-                seen_ago: now - consumer.seen_time,
-                active_ago: consumer.active_time.map(|t| now - t),
-                pending_count: consumer.pending().len(),
-                pending: consumer
-                    .pending()
-                    .iter()
-                    .take(PENDING_CAP)
-                    .map(|&id| {
-                        let record = &group.pel()[&id];
-                        PendingView {
-                            id: id.to_string(),
-                            delivery_count: record.delivery_count,
-                            idle: now - record.delivery_time,
-                            deleted: !stream.contains(id),
-                        }
-                    })
-                    .collect(),
-            })
-            .collect(),
+        consumers,
     }
 }
 
