@@ -15,6 +15,7 @@ mod node;
 pub mod sort;
 mod sorted;
 mod stream;
+mod walk;
 
 pub use chunked::{ChunkMap, ChunkRange, ChunkSet};
 pub use glob::glob_match;
@@ -28,3 +29,4 @@ pub use stream::{
     NackMode, ReadBudget, RefPolicy, SetIdError, Stream, StreamConfig, Trim, TrimStrategy, IDMP_DEFAULT_DURATION,
     IDMP_DEFAULT_MAXSIZE,
 };
+pub use walk::Walk;

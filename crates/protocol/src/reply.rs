@@ -145,11 +145,22 @@ impl Reply {
     /// booleans become 1 or 0. Printing this is what redis-cli shows on a RESP2 connection.
     pub fn into_resp2(self) -> Reply {
         match self {
+            // Loops, not `flat_map`/`map` chains collected: each chain is its own code in the
+            // wasm bundles.
             Reply::Map(pairs) => {
-                Reply::Array(pairs.into_iter().flat_map(|(k, v)| [k.into_resp2(), v.into_resp2()]).collect())
+                let mut flat = Vec::with_capacity(pairs.len() * 2);
+                for (k, v) in pairs {
+                    flat.push(k.into_resp2());
+                    flat.push(v.into_resp2());
+                }
+                Reply::Array(flat)
             }
             Reply::Set(items) | Reply::Push(items) | Reply::Array(items) => {
-                Reply::Array(items.into_iter().map(Reply::into_resp2).collect())
+                let mut converted = Vec::with_capacity(items.len());
+                for item in items {
+                    converted.push(item.into_resp2());
+                }
+                Reply::Array(converted)
             }
             Reply::Double(d) => Reply::Bulk(crate::resp::format_double(d).into_bytes()),
             Reply::Boolean(b) => Reply::Integer(i64::from(b)),

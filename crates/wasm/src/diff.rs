@@ -102,11 +102,20 @@ fn empty_like(stream: &StreamView) -> StreamView {
     }
 }
 
-fn entry_ids(stream: &StreamView) -> impl Iterator<Item = (&str, bool)> {
-    stream.rail.iter().flat_map(|item| match item {
-        RailItem::Node(node) => node.entries.iter().map(|e| (e.id.as_str(), e.deleted)).collect::<Vec<_>>(),
-        RailItem::Collapsed(_) => Vec::new(),
-    })
+/// The ids of the tombstones drawn on a stream's rail. Loops here and below, not adapter
+/// chains collected: each chain is its own iterator code in the wasm app.
+fn dead_ids(stream: &StreamView) -> Vec<&str> {
+    let mut dead = Vec::new();
+    for item in &stream.rail {
+        if let RailItem::Node(node) = item {
+            for entry in &node.entries {
+                if entry.deleted {
+                    dead.push(entry.id.as_str());
+                }
+            }
+        }
+    }
+    dead
 }
 
 fn stream_changes(was: &StreamView, now: &StreamView, out: &mut Vec<String>) {
@@ -118,8 +127,9 @@ fn stream_changes(was: &StreamView, now: &StreamView, out: &mut Vec<String>) {
         out.push(format!("{key}: {} added, up to {}", plural(added, "entry"), now.last_id));
     }
     if now.tombstones > was.tombstones || now.max_deleted_id != was.max_deleted_id {
-        let old_dead: Vec<&str> = entry_ids(was).filter(|e| e.1).map(|e| e.0).collect();
-        let new_dead: Vec<&str> = entry_ids(now).filter(|e| e.1 && !old_dead.contains(&e.0)).map(|e| e.0).collect();
+        let old_dead = dead_ids(was);
+        let mut new_dead = dead_ids(now);
+        new_dead.retain(|id| !old_dead.contains(id));
         if new_dead.is_empty() {
             out.push(format!(
                 "{key}: entries deleted, max-deleted-entry-id {} → {}",
@@ -173,14 +183,13 @@ fn group_changes(was: &GroupView, now: &GroupView, out: &mut Vec<String>) {
     }
     // Where every listed pending id lives, before and after.
     fn owners(g: &GroupView) -> SortedMap<&str, (&str, u64, bool)> {
-        SortedMap::from_pairs(
-            g.consumers
-                .iter()
-                .flat_map(|c| {
-                    c.pending.iter().map(move |p| (p.id.as_str(), (c.name.as_str(), p.delivery_count, p.deleted)))
-                })
-                .collect(),
-        )
+        let mut pairs = Vec::new();
+        for c in &g.consumers {
+            for p in &c.pending {
+                pairs.push((p.id.as_str(), (c.name.as_str(), p.delivery_count, p.deleted)));
+            }
+        }
+        SortedMap::from_pairs(pairs)
     }
     let (before, after) = (owners(was), owners(now));
     for consumer in &now.consumers {
@@ -189,14 +198,15 @@ fn group_changes(was: &GroupView, now: &GroupView, out: &mut Vec<String>) {
             out.push(format!("{name}: consumer {} created", consumer.name));
         }
         let old_count = old.map_or(0, |c| c.pending_count);
-        let gained: Vec<&str> = consumer
-            .pending
-            .iter()
-            .filter(|p| before.get(p.id.as_str()).is_none_or(|(owner, _, _)| *owner != consumer.name))
-            .map(|p| p.id.as_str())
-            .collect();
-        let claimed: Vec<String> =
-            gained.iter().filter_map(|id| before.get(*id).map(|(owner, _, _)| format!("{id} from {owner}"))).collect();
+        // The entries it gained from another consumer.
+        let mut claimed = Vec::new();
+        for p in &consumer.pending {
+            if let Some((owner, _, _)) = before.get(p.id.as_str()) {
+                if *owner != consumer.name {
+                    claimed.push(format!("{} from {owner}", p.id));
+                }
+            }
+        }
         if consumer.pending_count > old_count {
             out.push(format!("{name} PEL +{} ({})", consumer.pending_count - old_count, consumer.name));
         } else if consumer.pending_count < old_count {

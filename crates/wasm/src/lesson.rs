@@ -3,6 +3,8 @@
 //! comes from `streamlab-lessons` (the same checker CI's validator and graders use); this
 //! module only builds the learner's session and turns answers into views.
 
+use std::rc::Rc;
+
 use serde::Serialize;
 use streamlab_lessons::model::{Goal, TaskKind};
 use streamlab_lessons::script::{log_of, parse_line, Parsed};
@@ -208,7 +210,9 @@ impl Progress {
 /// A lesson being played in one variant, on one attempt (which also shuffles its options).
 #[derive(Debug, Clone, PartialEq)]
 pub struct Tutor {
-    lesson: Lesson,
+    /// Shared, not copied, between attempts: `Lesson`'s derived `Clone` (every task, check
+    /// and variant) was 4 KB of the app's wasm for starting a lesson over.
+    lesson: Rc<Lesson>,
     variant: usize,
     attempt: u32,
 }
@@ -218,7 +222,7 @@ impl Tutor {
     /// picks the hidden variant, so starting over plays different ids and names.
     pub fn parse(file: &str, text: &str, attempt: u32) -> Result<Tutor, Vec<Problem>> {
         let lesson = parse_lesson(file, text)?;
-        Ok(Tutor::in_variant(lesson, attempt))
+        Ok(Tutor::in_variant(Rc::new(lesson), attempt))
     }
 
     /// A lesson from outside (a URL or a pasted file, named `file` in problems): validated in
@@ -230,12 +234,12 @@ impl Tutor {
         if !report.problems.is_empty() {
             return Err(report.problems);
         }
-        Ok(Tutor::in_variant(lesson, attempt))
+        Ok(Tutor::in_variant(Rc::new(lesson), attempt))
     }
 
     /// The same lesson for another attempt (another hidden variant).
     pub fn attempt(&self, attempt: u32) -> Tutor {
-        Tutor::in_variant(self.lesson.clone(), attempt)
+        Tutor::in_variant(Rc::clone(&self.lesson), attempt)
     }
 
     /// What the lesson list shows.
@@ -251,7 +255,7 @@ impl Tutor {
         }
     }
 
-    fn in_variant(lesson: Lesson, attempt: u32) -> Tutor {
+    fn in_variant(lesson: Rc<Lesson>, attempt: u32) -> Tutor {
         let variant = attempt as usize % lesson.variants.len().max(1);
         Tutor { lesson, variant, attempt }
     }

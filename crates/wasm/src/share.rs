@@ -72,7 +72,13 @@ impl SessionSpec {
             lines += 1;
             let mut words = line.split_whitespace();
             if words.next() == Some(":fill") {
-                filled = filled.saturating_add(words.last().and_then(|n| n.parse().ok()).unwrap_or(0));
+                // The last word by a loop: `SplitWhitespace::last` walks from the back, code
+                // of its own in the wasm app for this one line.
+                let mut last = None;
+                for word in words {
+                    last = Some(word);
+                }
+                filled = filled.saturating_add(last.and_then(|n| n.parse().ok()).unwrap_or(0));
             }
         }
         if lines > MAX_LOG_LINES {

@@ -9,7 +9,7 @@
 //! are capped per consumer the same way.
 
 use serde::Serialize;
-use streamlab_engine::{Group, Node, SortedMap, Stream, StreamId, Value};
+use streamlab_engine::{Group, Node, SortedMap, SortedSet, Stream, StreamId, Value};
 use streamlab_protocol::{console::command_line, Console, Reply};
 
 /// At most this many entries are drawn on one stream's rail; other nodes collapse.
@@ -247,6 +247,15 @@ fn text(bytes: &[u8]) -> String {
     String::from_utf8_lossy(bytes).into_owned()
 }
 
+/// Channel names or patterns as text, in order.
+fn texts(names: &SortedSet<Vec<u8>>) -> Vec<String> {
+    let mut out = Vec::new();
+    for name in names.iter() {
+        out.push(text(name));
+    }
+    out
+}
+
 /// The nodes learners opened on big streams' rails: per stream key, master ids in the order
 /// they were opened. A view setting, not session state: undo and time travel keep it, and ids
 /// whose nodes are gone are simply not drawn.
@@ -311,32 +320,32 @@ pub fn snapshot(console: &Console, opened: &Opened) -> SnapshotView {
             }),
         }
     }
-    let connections: Vec<ConnectionView> = console
-        .connections()
-        .into_iter()
-        .filter_map(|(name, id)| {
-            let conn = session.conn(id)?;
-            Some(ConnectionView {
-                name: name.to_owned(),
-                id,
-                multi: conn.in_multi().then(|| conn.queued()),
-                blocked: conn
-                    .blocked()
-                    .map(|block| BlockedView { command: command_line(&block.args), deadline: block.deadline }),
-                channels: conn.channels().iter().map(|c| text(c)).collect(),
-                patterns: conn.patterns().iter().map(|c| text(c)).collect(),
-                messages: messages(console, id),
-            })
-        })
-        .collect();
+    // Loops, not `filter_map`/`map` chains collected: each chain is its own iterator code in
+    // the wasm app.
+    let mut connections = Vec::new();
+    for (name, id) in console.connections() {
+        let Some(conn) = session.conn(id) else { continue };
+        connections.push(ConnectionView {
+            name: name.to_owned(),
+            id,
+            multi: conn.in_multi().then(|| conn.queued()),
+            blocked: conn
+                .blocked()
+                .map(|block| BlockedView { command: command_line(&block.args), deadline: block.deadline }),
+            channels: texts(conn.channels()),
+            patterns: texts(conn.patterns()),
+            messages: messages(console, id),
+        });
+    }
     let mut channels: Vec<ChannelView> = Vec::new();
     for conn in &connections {
-        let subscriptions = conn.channels.iter().map(|c| (c, false)).chain(conn.patterns.iter().map(|p| (p, true)));
-        for (name, pattern) in subscriptions {
-            match channels.iter_mut().find(|c| &c.name == name && c.pattern == pattern) {
-                Some(channel) => channel.subscribers.push(conn.name.clone()),
-                None => {
-                    channels.push(ChannelView { name: name.clone(), pattern, subscribers: vec![conn.name.clone()] })
+        for (names, pattern) in [(&conn.channels, false), (&conn.patterns, true)] {
+            for name in names {
+                match channels.iter_mut().find(|c| &c.name == name && c.pattern == pattern) {
+                    Some(channel) => channel.subscribers.push(conn.name.clone()),
+                    None => {
+                        channels.push(ChannelView { name: name.clone(), pattern, subscribers: vec![conn.name.clone()] })
+                    }
                 }
             }
         }
@@ -384,6 +393,10 @@ fn messages(console: &Console, conn: u64) -> Vec<MessageView> {
 }
 
 fn stream_view(key: &[u8], stream: &Stream, now: i64, opened: &[StreamId]) -> StreamView {
+    let mut groups = Vec::new();
+    for (name, group) in stream.groups().iter() {
+        groups.push(group_view(name, group, stream, now));
+    }
     let tombstones: u64 = stream.nodes().values().map(|n| u64::from(n.deleted)).sum();
     StreamView {
         key: text(key),
@@ -396,7 +409,7 @@ fn stream_view(key: &[u8], stream: &Stream, now: i64, opened: &[StreamId]) -> St
         removed: stream.entries_added().saturating_sub(stream.len() + tombstones),
         node_count: stream.nodes().len(),
         rail: rail(stream, opened),
-        groups: stream.groups().iter().map(|(name, group)| group_view(name, group, stream, now)).collect(),
+        groups,
     }
 }
 
@@ -415,8 +428,13 @@ enum Draw {
 /// then the tail, the nodes holding group cursors and the first and last pending entries,
 /// then the head, as long as the budget lasts.
 fn expanded_nodes(stream: &Stream, opened: &[StreamId]) -> Vec<Draw> {
-    let nodes: Vec<&Node> = stream.nodes().values().collect();
-    let total: u64 = nodes.iter().map(|n| n.members()).sum();
+    // Loops, not adapter chains: each chain is its own iterator code in the wasm bundles.
+    let mut nodes: Vec<&Node> = Vec::new();
+    let mut total = 0;
+    for node in stream.nodes().values() {
+        nodes.push(node);
+        total += node.members();
+    }
     if total <= RAIL_BUDGET {
         return vec![Draw::Drawn; nodes.len()];
     }
@@ -426,7 +444,8 @@ fn expanded_nodes(stream: &Stream, opened: &[StreamId]) -> Vec<Draw> {
     for group in stream.groups().values() {
         wanted.extend(node_of(group.last_id));
         let pel = group.pel();
-        wanted.extend(pel.keys().take(3).chain(pel.keys().rev().take(3)).filter_map(|&id| node_of(id)));
+        wanted.extend(pel.keys().take(3).filter_map(|&id| node_of(id)));
+        wanted.extend(pel.keys().rev().take(3).filter_map(|&id| node_of(id)));
     }
     wanted.push(0);
     // Each opened id is looked up by bisection: a stream can have thousands of nodes and
@@ -475,24 +494,26 @@ fn rail(stream: &Stream, opened: &[StreamId]) -> Vec<RailItem> {
 }
 
 fn node_view(node: &Node, stream: &Stream, opened: bool) -> NodeView {
-    let entries = node
-        .walk()
-        .map(|raw| {
-            let fields = if raw.deleted {
-                Vec::new()
-            } else {
-                node.fields(&raw).into_iter().map(|(f, v)| (text(&f), text(&v))).collect()
-            };
-            let groups = stream.groups().iter();
-            EntryView {
-                id: raw.id.to_string(),
-                deleted: raw.deleted,
-                fields,
-                cursors: groups.clone().filter(|(_, g)| g.last_id == raw.id).map(|(n, _)| text(n)).collect(),
-                pending_in: groups.filter(|(_, g)| g.pel().contains_key(&raw.id)).map(|(n, _)| text(n)).collect(),
+    // Loops, not adapter chains collected: each chain is its own iterator code in the wasm.
+    let mut entries = Vec::new();
+    for raw in node.walk() {
+        let mut fields = Vec::new();
+        if !raw.deleted {
+            for (f, v) in node.fields(&raw) {
+                fields.push((text(&f), text(&v)));
             }
-        })
-        .collect();
+        }
+        let (mut cursors, mut pending_in) = (Vec::new(), Vec::new());
+        for (name, group) in stream.groups().iter() {
+            if group.last_id == raw.id {
+                cursors.push(text(name));
+            }
+            if group.pel().contains_key(&raw.id) {
+                pending_in.push(text(name));
+            }
+        }
+        entries.push(EntryView { id: raw.id.to_string(), deleted: raw.deleted, fields, cursors, pending_in });
+    }
     NodeView { master_id: node.master_id.to_string(), opened, live: node.live, deleted: node.deleted, entries }
 }
 
@@ -516,6 +537,26 @@ fn lag_reason(group: &Group, stream: &Stream) -> String {
 
 fn group_view(name: &[u8], group: &Group, stream: &Stream, now: i64) -> GroupView {
     let lag = stream.lag(group);
+    let mut consumers = Vec::new();
+    for (consumer_name, consumer) in group.consumers().iter() {
+        let mut pending = Vec::new();
+        for &id in consumer.pending().iter().take(PENDING_CAP) {
+            let record = &group.pel()[&id];
+            pending.push(PendingView {
+                id: id.to_string(),
+                delivery_count: record.delivery_count,
+                idle: now - record.delivery_time,
+                deleted: !stream.contains(id),
+            });
+        }
+        consumers.push(ConsumerView {
+            name: text(consumer_name),
+            seen_ago: now - consumer.seen_time,
+            active_ago: consumer.active_time.map(|t| now - t),
+            pending_count: consumer.pending().len(),
+            pending,
+        });
+    }
     GroupView {
         name: text(name),
         last_delivered_id: group.last_id.to_string(),
@@ -523,30 +564,7 @@ fn group_view(name: &[u8], group: &Group, stream: &Stream, now: i64) -> GroupVie
         lag,
         lag_reason: lag.is_none().then(|| lag_reason(group, stream)),
         pending: group.pel().len(),
-        consumers: group
-            .consumers()
-            .iter()
-            .map(|(consumer_name, consumer)| ConsumerView {
-                name: text(consumer_name),
-                seen_ago: now - consumer.seen_time,
-                active_ago: consumer.active_time.map(|t| now - t),
-                pending_count: consumer.pending().len(),
-                pending: consumer
-                    .pending()
-                    .iter()
-                    .take(PENDING_CAP)
-                    .map(|&id| {
-                        let record = &group.pel()[&id];
-                        PendingView {
-                            id: id.to_string(),
-                            delivery_count: record.delivery_count,
-                            idle: now - record.delivery_time,
-                            deleted: !stream.contains(id),
-                        }
-                    })
-                    .collect(),
-            })
-            .collect(),
+        consumers,
     }
 }
 

@@ -8,7 +8,7 @@
 //! wakes blocked readers of the key without touching it.
 
 use streamlab_engine::{
-    AutoClaimOptions, ClaimOptions, ConsumerName, Group, IdMode, NackMode, Pending, Stream, StreamId,
+    AutoClaimOptions, ClaimOptions, ConsumerName, Group, IdMode, NackMode, Pending, Stream, StreamId, Walk,
 };
 
 use super::read::{parse_read_args, streams_reply, ReadId};
@@ -335,12 +335,12 @@ fn xreadgroup(ctx: &mut Ctx<'_>, args: &[Vec<u8>]) -> Result<Outcome, CmdError> 
     let mut parsed = parse_read_args(args, true, ctx.now, ctx.caps)?;
     let (group, consumer) = parsed.group.expect("the parser insists on GROUP");
     let mut plan = Vec::with_capacity(parsed.streams.len());
-    for stream in &parsed.streams {
+    for stream in &mut parsed.streams {
         let found = ctx.db.stream(stream.key)?;
         if found.and_then(|s| s.group(group)).is_none() {
             return Err(CmdError::NoGroupRead { key: stream.key.to_vec(), group: group.to_vec() });
         }
-        let serve = match stream.id.clone()? {
+        let serve = match stream.take_id()? {
             ReadId::New => Serve::New,
             // Redis stands for `>` with the largest id, so that id typed out reads new entries
             // too (observed on 8.2.3).
@@ -530,15 +530,16 @@ fn xpending(ctx: &mut Ctx<'_>, args: &[Vec<u8>]) -> Result<Outcome, CmdError> {
     let Some(range) = range else { return Ok(pending_summary(g).into()) };
 
     let now = ctx.now;
-    let ids: Box<dyn Iterator<Item = &StreamId>> = if range.start > range.end {
-        Box::new(std::iter::empty())
+    // A `Walk`, not a `Box<dyn Iterator>` (see `Walk`).
+    let ids = if range.start > range.end {
+        Walk::Empty
     } else {
         match range.consumer {
             Some(name) => match g.consumer(name) {
-                Some(c) => Box::new(c.pending().range(range.start..=range.end)),
-                None => Box::new(std::iter::empty()),
+                Some(c) => Walk::Left(c.pending().range(range.start..=range.end)),
+                None => Walk::Empty,
             },
-            None => Box::new(g.pel().range(range.start..=range.end).map(|(id, _)| id)),
+            None => Walk::Right(g.pel().range(range.start..=range.end).map(|(id, _)| id)),
         }
     };
     // A plain loop (an adapter chain collected is its own code in the wasm bundles).
