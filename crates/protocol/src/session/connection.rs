@@ -1,0 +1,238 @@
+//! The commands the session runs itself rather than a data handler: MULTI/EXEC/DISCARD,
+//! WATCH, Pub/Sub subscriptions, RESET, CLIENT and HELLO, the connection state they change.
+
+use super::*;
+
+impl Session {
+    pub(super) fn run_session(
+        &mut self,
+        conn: ConnId,
+        name: &[u8],
+        args: &[Vec<u8>],
+        now: i64,
+        out: &mut Executed,
+    ) -> Result<(), CmdError> {
+        match name {
+            b"multi" => {
+                let c = self.conn_mut(conn);
+                if c.multi.is_some() {
+                    return Err(Msg::MultiNested.into());
+                }
+                c.multi = Some(Multi::default());
+                out.replies.push(Reply::ok());
+            }
+            b"discard" => {
+                if self.conn_mut(conn).multi.take().is_none() {
+                    return Err(Msg::DiscardWithoutMulti.into());
+                }
+                self.unwatch_all(conn);
+                out.replies.push(Reply::ok());
+            }
+            b"exec" => self.exec(conn, now, out)?,
+            b"watch" => {
+                if self.state.conns[&conn].multi.is_some() {
+                    return Err(Msg::WatchInMulti.into());
+                }
+                self.watch(conn, command::rest(args, 1));
+                out.replies.push(Reply::ok());
+            }
+            b"unwatch" => {
+                self.unwatch_all(conn);
+                out.replies.push(Reply::ok());
+            }
+            b"subscribe" | b"psubscribe" => {
+                let pattern = name == b"psubscribe";
+                for channel in command::rest(args, 1) {
+                    let c = self.conn_mut(conn);
+                    let set = if pattern { &mut c.patterns } else { &mut c.channels };
+                    set.insert(channel.clone());
+                    let kind: &[u8] = if pattern { b"psubscribe" } else { b"subscribe" };
+                    let count = c.subscriptions() as i64;
+                    out.replies.push(
+                        self.push(conn, vec![Reply::bulk(kind), Reply::Bulk(channel.clone()), Reply::Integer(count)]),
+                    );
+                }
+            }
+            b"unsubscribe" | b"punsubscribe" => {
+                self.unsubscribe(conn, name == b"punsubscribe", command::rest(args, 1), out)
+            }
+            b"publish" => {
+                let receivers = self.publish(command::arg(args, 1), command::arg(args, 2), &mut out.deliveries);
+                out.replies.push(Reply::Integer(receivers));
+            }
+            b"pubsub" => out.replies.push(self.pubsub(args)?),
+            b"ping" => {
+                let c = &self.state.conns[&conn];
+                if args.len() > 2 {
+                    return Err(CmdError::WrongArity("ping".into()));
+                }
+                let reply = if c.in_subscribed_context() {
+                    let message = args.get(1).cloned().unwrap_or_default();
+                    Reply::Array(vec![Reply::bulk("pong"), Reply::Bulk(message)])
+                } else {
+                    match args.get(1) {
+                        Some(message) => Reply::Bulk(message.clone()),
+                        None => Reply::Status("PONG".into()),
+                    }
+                };
+                out.replies.push(reply);
+            }
+            b"select" => {
+                let index = command::parse_int(command::arg(args, 1))?;
+                if index != 0 {
+                    return Err(CmdError::DbIndexOutOfRange);
+                }
+                out.replies.push(Reply::ok());
+            }
+            b"quit" => {
+                out.replies.push(Reply::ok());
+                out.close = true;
+            }
+            b"reset" => {
+                self.unsubscribe(conn, false, &[], &mut Executed::default());
+                self.unsubscribe(conn, true, &[], &mut Executed::default());
+                self.unwatch_all(conn);
+                self.conn_mut(conn).reset();
+                out.replies.push(Reply::Status("RESET".into()));
+            }
+            #[cfg(feature = "host")]
+            b"client" if command::is(command::arg(args, 1), "unpause") => self.client_unpause(out),
+            b"client" => out.replies.push(self.client(conn, args)?),
+            #[cfg(feature = "host")]
+            b"shutdown" => self.shutdown(conn, args)?,
+            b"hello" => out.replies.push(self.hello(conn, args)?),
+            _ => return Err(CmdError::unknown_command(args)),
+        }
+        Ok(())
+    }
+
+    pub(super) fn exec(&mut self, conn: ConnId, now: i64, out: &mut Executed) -> Result<(), CmdError> {
+        let c = self.conn_mut(conn);
+        let Some(multi) = c.multi.take() else { return Err(Msg::ExecWithoutMulti.into()) };
+        let dirty = c.watch_dirty;
+        self.unwatch_all(conn);
+        if multi.failed {
+            return Err(CmdError::ExecAbort);
+        }
+        if dirty {
+            out.replies.push(Reply::NullArray);
+            return Ok(());
+        }
+        let mut results = Vec::with_capacity(multi.queue.len());
+        for args in multi.queue {
+            let mut inner = Executed::default();
+            self.run(conn, args, now, &mut inner);
+            // A read that would block inside a transaction answers at once, as a timeout would.
+            if self.release(conn).is_some() {
+                inner.replies.push(Reply::NullArray);
+            }
+            results.extend(inner.replies);
+            out.deliveries.extend(inner.deliveries);
+        }
+        out.replies.push(Reply::Array(results));
+        Ok(())
+    }
+
+    pub(super) fn client(&mut self, conn: ConnId, args: &[Vec<u8>]) -> Result<Reply, CmdError> {
+        let sub = command::arg(args, 1).to_ascii_lowercase();
+        match sub.as_slice() {
+            b"id" => Ok(Reply::Integer(conn as i64)),
+            #[cfg(feature = "host")]
+            b"kill" => self.client_kill(conn, args),
+            #[cfg(feature = "host")]
+            b"pause" => self.client_pause(args),
+            b"getname" => Ok(self.state.conns[&conn].name.clone().map_or(Reply::NullBulk, Reply::Bulk)),
+            b"setname" => {
+                let name = command::arg(args, 2);
+                if !valid_client_name(name) {
+                    return Err(CmdError::ClientNameInvalid);
+                }
+                self.conn_mut(conn).name = if name.is_empty() { None } else { Some(name.clone()) };
+                Ok(Reply::ok())
+            }
+            b"list" => {
+                let mut text = String::new();
+                for c in self.state.conns.values() {
+                    let name = c.name.as_deref().map(String::from_utf8_lossy).unwrap_or_default();
+                    let flags = if c.multi.is_some() {
+                        "x"
+                    } else if c.waiting() {
+                        "b"
+                    } else if c.subscriptions() > 0 {
+                        "P"
+                    } else {
+                        "N"
+                    };
+                    text.push_str(&format!(
+                        "id={} addr={} laddr={} fd=0 name={name} age=0 idle=0 flags={flags} db=0 sub={} psub={} ssub=0 multi={} watch={} resp={} lib-name= lib-ver=\n",
+                        c.id,
+                        c.addr(),
+                        c.laddr(),
+                        c.channels.len(),
+                        c.patterns.len(),
+                        c.multi.as_ref().map_or(-1, |m| m.queue.len() as i64),
+                        c.watched.len(),
+                        c.resp
+                    ));
+                }
+                Ok(Reply::Verbatim { format: *b"txt", text: text.into_bytes() })
+            }
+            _ => Err(CmdError::UnknownSubcommand { command: "CLIENT".into(), sub: command::arg(args, 1).clone() }),
+        }
+    }
+
+    pub(super) fn hello(&mut self, conn: ConnId, args: &[Vec<u8>]) -> Result<Reply, CmdError> {
+        let mut resp = self.state.conns[&conn].resp;
+        let mut name = None;
+        if let Some(version) = args.get(1) {
+            let v = command::parse_int(version).map_err(|_| CmdError::ProtocolVersion)?;
+            if !(2..=3).contains(&v) {
+                return Err(CmdError::NoProto);
+            }
+            resp = v as u8;
+            let mut i = 2;
+            while i < args.len() {
+                let more = args.len() - 1 - i;
+                if command::is(command::arg(args, i), "SETNAME") && more >= 1 {
+                    name = Some(command::arg(args, i + 1).clone());
+                    i += 2;
+                } else if command::is(command::arg(args, i), "AUTH") && more >= 2 {
+                    i += 3;
+                } else {
+                    return Err(CmdError::HelloSyntax(command::arg(args, i).clone()));
+                }
+            }
+        }
+        if name.as_ref().is_some_and(|n| !valid_client_name(n)) {
+            return Err(CmdError::ClientNameInvalid);
+        }
+        let c = self.conn_mut(conn);
+        c.resp = resp;
+        if let Some(name) = name {
+            c.name = if name.is_empty() { None } else { Some(name) };
+        }
+        // Redis 8 reports its built-in vector sets module here, Valkey its Lua engine.
+        let modules = self
+            .caps
+            .modules
+            .iter()
+            .map(|m| {
+                Reply::Map(vec![
+                    (Reply::bulk("name"), Reply::bulk(m.name)),
+                    (Reply::bulk("ver"), Reply::Integer(m.ver)),
+                    (Reply::bulk("path"), Reply::bulk(m.path)),
+                    (Reply::bulk("args"), Reply::Array(Vec::new())),
+                ])
+            })
+            .collect();
+        Ok(Reply::Map(vec![
+            (Reply::bulk("server"), Reply::bulk(self.caps.server)),
+            (Reply::bulk("version"), Reply::bulk(self.caps.version)),
+            (Reply::bulk("proto"), Reply::Integer(i64::from(resp))),
+            (Reply::bulk("id"), Reply::Integer(conn as i64)),
+            (Reply::bulk("mode"), Reply::bulk("standalone")),
+            (Reply::bulk("role"), Reply::bulk("master")),
+            (Reply::bulk("modules"), Reply::Array(modules)),
+        ]))
+    }
+}
