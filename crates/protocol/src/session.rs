@@ -246,6 +246,9 @@ struct State {
     pause: admin::Pause,
     #[cfg(feature = "host")]
     postponed: Vec<ConnId>,
+    /// Connections that CLIENT KILL closed from their own command: they leave once it is done.
+    #[cfg(feature = "host")]
+    leaving: Vec<ConnId>,
     /// `maxclients` and the most the host can serve.
     clients: Clients,
     /// The configuration parameters the host owns (the network server's limits).
@@ -295,6 +298,8 @@ impl Session {
                 pause: admin::Pause::default(),
                 #[cfg(feature = "host")]
                 postponed: Vec::new(),
+                #[cfg(feature = "host")]
+                leaving: Vec::new(),
                 clients: Clients::default(),
                 #[cfg(feature = "host-params")]
                 host: Vec::new(),
@@ -465,6 +470,8 @@ impl Session {
             out.replies = out.replies.into_iter().map(Reply::into_resp2).collect();
         }
         self.shape_deliveries(&mut out.deliveries);
+        #[cfg(feature = "host")]
+        self.let_go();
         out
     }
 
@@ -710,6 +717,11 @@ impl Session {
             self.run(conn, args, now, &mut out);
             deliveries.extend(out.replies.into_iter().map(|reply| Delivery { conn, reply }));
             deliveries.extend(out.deliveries);
+            // A connection that killed itself runs nothing more of what it sent.
+            #[cfg(feature = "host")]
+            if self.let_go() {
+                break;
+            }
         }
         if let Some(c) = self.state.conns.get_mut(&conn) {
             c.backlog.extend(queued);

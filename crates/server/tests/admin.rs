@@ -204,3 +204,23 @@ fn huge_sleeps_and_clock_steps_never_pin_the_virtual_clock() {
     let past = c.cmd(&["DEBUG", "STREAMLAB-CLOCK", "ADVANCE", "1"]);
     assert!(matches!(&past, Reply::Error(e) if e.contains("cannot move past")), "{past:?}");
 }
+
+#[test]
+fn a_transaction_that_kills_its_own_connection_finishes_then_closes() {
+    // Redis 8.2.3 runs the whole EXEC, sends the replies up to the kill's count and none
+    // after it (its array header still says 4; ours counts what is sent), then closes; a
+    // pipelined command after EXEC is not run.
+    let server = server();
+    let mut c = Client::connect(&server);
+    for command in [&["MULTI"][..], &["SET", "before", "1"], &["CLIENT", "KILL", "SKIPME", "no", "TYPE", "normal"]] {
+        c.send(command);
+    }
+    c.send(&["SET", "x", "1"]);
+    c.send(&["PING"]);
+    c.send(&["EXEC"]);
+    c.send(&["SET", "after", "1"]);
+    let queued = "+QUEUED\r\n".repeat(4);
+    assert_eq!(c.read_to_close(), format!("+OK\r\n{queued}*2\r\n+OK\r\n:1\r\n").as_bytes());
+    let mut other = Client::connect(&server);
+    assert_eq!(other.cmd(&["EXISTS", "before", "x", "after"]), int(2));
+}

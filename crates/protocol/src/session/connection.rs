@@ -120,8 +120,18 @@ impl Session {
         }
         let mut results = Vec::with_capacity(multi.queue.len());
         for args in multi.queue {
+            // After the transaction killed its own connection the rest still runs, but Redis
+            // sends none of its replies (the array then ends early on its wire, which a Reply
+            // cannot say: here it is shorter, and the connection closes after it either way).
+            #[cfg(feature = "host")]
+            let silenced = self.state.leaving.contains(&conn);
+            #[cfg(not(feature = "host"))]
+            let silenced = false;
             let mut inner = Executed::default();
             self.run(conn, args, now, &mut inner);
+            if silenced {
+                inner.replies.clear();
+            }
             // A read that would block inside a transaction answers at once, as a timeout would.
             if self.release(conn).is_some() {
                 inner.replies.push(Reply::NullArray);

@@ -34,7 +34,7 @@ impl Session {
                 }
             }
             let Some(id) = found else { return Err(Msg::NoSuchClient.into()) };
-            self.kill(id);
+            self.kill(id, conn);
             return Ok(Reply::ok());
         }
         let pairs = command::rest(args, 2);
@@ -99,15 +99,30 @@ impl Session {
             }
         }
         for &id in &doomed {
-            self.kill(id);
+            self.kill(id, conn);
         }
         Ok(Reply::Integer(doomed.len() as i64))
     }
 
-    /// The connection leaves the session and its host is told to close it.
-    fn kill(&mut self, id: ConnId) {
-        self.disconnect(id);
+    /// The connection leaves the session and its host is told to close it. The caller itself
+    /// leaves only once its command is done, as Redis closes it after the reply: the rest of
+    /// a transaction that killed it still runs and answers.
+    fn kill(&mut self, id: ConnId, caller: ConnId) {
+        if id == caller {
+            self.state.leaving.push(id);
+        } else {
+            self.disconnect(id);
+        }
         self.requests.push(HostRequest::Close(id));
+    }
+
+    /// Lets go of the callers that killed themselves (see `kill`); whether any did.
+    pub(in crate::session) fn let_go(&mut self) -> bool {
+        let leaving = std::mem::take(&mut self.state.leaving);
+        for &id in &leaving {
+            self.disconnect(id);
+        }
+        !leaving.is_empty()
     }
 
     pub(in crate::session) fn client_pause(&mut self, args: &[Vec<u8>]) -> Result<Reply, CmdError> {
