@@ -39,8 +39,13 @@ test('fills past the budget are refused before they run, from a link or the cons
     await type(page, ':fill a 1000000');
     await type(page, ':fill b 1000000');
     await type(page, ':fill c 1');
-    assert.match(await lastEntry(page), /\(error\) :fill would take the session's streams past 2000000 entries/);
+    assert.match(await lastEntry(page), /\(error\) :fill would make more than 2000000 entries in this session/);
+    // Deleting frees nothing (the history keeps the fill's copies); undoing a fill does.
     await type(page, 'DEL a');
+    await type(page, ':fill c 1');
+    assert.match(await lastEntry(page), /\(error\) :fill would make more than 2000000 entries/);
+    await page.click('button[aria-label="Undo the last step"]');
+    await page.click('button[aria-label="Undo the last step"]');
     await type(page, ':fill c 1');
     assert.match(await lastEntry(page), /filled 1 entries/);
   });

@@ -33,10 +33,25 @@ pub const DEFAULT_CONNECTION: &str = "default";
 /// The most entries one `:fill` makes.
 pub const MAX_FILL: u64 = 1_000_000;
 
-/// The most entries a `:fill` may leave in the session's streams altogether: about what a
-/// browser tab holds comfortably with its undo history, so a link or a script cannot fill one
-/// until it runs out of memory.
+/// The most entries `:fill` may make in one session's history: about what a browser tab holds
+/// comfortably with its undo copies, so a link or a script cannot fill one until it runs out
+/// of memory.
 pub const FILL_BUDGET: u64 = 2_000_000;
+
+/// The key and count of a meta-command (the text after `:`) that is `fill KEY COUNT`.
+fn fill_args(meta: &str) -> Option<(&str, &str)> {
+    let mut words = meta.split_whitespace();
+    match (words.next(), words.next(), words.next(), words.next()) {
+        (Some("fill"), Some(key), Some(count), None) => Some((key, count)),
+        _ => None,
+    }
+}
+
+/// The entries a console line asks `:fill` for, read exactly as [`Console::run`] reads it: a
+/// budget that adds up a log's fills before running it sees every fill the console would make.
+pub fn fill_count(line: &str) -> Option<u64> {
+    fill_args(line.trim().strip_prefix(':')?)?.1.parse().ok()
+}
 
 /// The console's answer to a well-formed SHUTDOWN.
 #[cfg(feature = "host")]
@@ -304,8 +319,30 @@ impl Console {
     }
 
     fn run_meta(&mut self, meta: &str, out: &mut Vec<Output>) {
-        let mut words = meta.split_whitespace();
         let error = |text: String| Output::new(OutputKind::Error, text);
+        if let Some((key, count)) = fill_args(meta) {
+            match count.parse::<u64>() {
+                // The limits are spelled out: `format!` here would grow the grader's wasm.
+                Ok(count) if count > MAX_FILL => {
+                    out.push(error("(error) :fill is limited to 1000000 entries at a time".to_owned()))
+                }
+                Ok(count) if self.filled().saturating_add(count) > FILL_BUDGET => out.push(error(
+                    "(error) :fill would make more than 2000000 entries in this session: undo a fill or \
+                     start a fresh session first"
+                        .to_owned(),
+                )),
+                Ok(count) => {
+                    let output = self.timeline.fill(key.as_bytes(), count);
+                    for reply in &output.replies {
+                        out.push(Output::new(OutputKind::of(reply), format_reply(reply)));
+                    }
+                    self.deliveries(output.deliveries, out);
+                }
+                Err(_) => out.push(error(format!("(error) bad :fill '{meta}': use :fill KEY COUNT"))),
+            }
+            return;
+        }
+        let mut words = meta.split_whitespace();
         match (words.next(), words.next(), words.next()) {
             (Some("as"), Some(name), None) => self.switch(name),
             (Some("clock"), Some(amount), None) => match parse_clock(amount) {
@@ -335,39 +372,23 @@ impl Console {
                 Err(e) => out.push(error(format!("(error) {e}"))),
             },
             (Some("profile"), None, None) => out.push(Output::new(OutputKind::Info, self.session().profile().to_string())),
-            (Some("fill"), Some(key), Some(count)) => match (count.parse::<u64>(), words.next()) {
-                // The limits are spelled out: `format!` here would grow the grader's wasm.
-                (Ok(count), None) if count > MAX_FILL => {
-                    out.push(error("(error) :fill is limited to 1000000 entries at a time".to_owned()))
-                }
-                (Ok(count), None) if self.entries().saturating_add(count) > FILL_BUDGET => out.push(error(
-                    "(error) :fill would take the session's streams past 2000000 entries: delete or trim some first"
-                        .to_owned(),
-                )),
-                (Ok(count), None) => {
-                    let output = self.timeline.fill(key.as_bytes(), count);
-                    for reply in &output.replies {
-                        out.push(Output::new(OutputKind::of(reply), format_reply(reply)));
-                    }
-                    self.deliveries(output.deliveries, out);
-                }
-                _ => out.push(error(format!("(error) bad :fill '{meta}': use :fill KEY COUNT"))),
-            },
+            (Some("fill"), Some(_), Some(_)) => out.push(error(format!("(error) bad :fill '{meta}': use :fill KEY COUNT"))),
             _ => out.push(error(format!(
                 "(error) unknown meta-command ':{meta}': try :as NAME, :clock +MS, :undo, :redo, :profile NAME or :fill KEY COUNT"
             ))),
         }
     }
 
-    /// The entries in all the session's streams.
-    fn entries(&self) -> u64 {
-        let mut entries = 0;
-        for (_, value) in self.session().keyspace().iter() {
-            if let streamlab_engine::Value::Stream(stream) = value {
-                entries += stream.len();
+    /// The entries `:fill` made in the steps applied so far. The budget counts these, not what
+    /// the streams hold now: a fill's entries stay in the history's copies after a DEL.
+    fn filled(&self) -> u64 {
+        let mut filled = 0u64;
+        for record in self.timeline.records().get(..self.timeline.position()).unwrap_or_default() {
+            if let Step::Fill { count, .. } = record.step {
+                filled = filled.saturating_add(count);
             }
         }
-        entries
+        filled
     }
 
     /// Switches to the connection `name`, opening it (a recorded step) if it is new.

@@ -9,7 +9,7 @@
 //! Where checkpoints go decides the cost of a long session. A copy costs about the session's
 //! size; replaying costs the work of the steps replayed. A checkpoint is taken once the work
 //! done since the last one is at least a fraction of what the copy costs ([`COPY_SHARE`]), and
-//! never closer than [`CHECKPOINT_EVERY`] steps. So copying costs at most a constant times the
+//! never closer than [`CHECKPOINT_EVERY`] steps unless that work is large. So copying costs at most a constant times the
 //! work already done (the whole session stays linear in its steps, however large its data),
 //! the checkpoints together hold at most that constant times the work done, and undoing one
 //! step replays at most a quarter of the session's size in work (or 16 steps on a small one).
@@ -22,6 +22,12 @@ pub const CHECKPOINT_EVERY: usize = 16;
 /// A checkpoint is due once the work since the last one reaches the session's size divided by
 /// this: a larger share means closer checkpoints (faster undo) and more memory in copies.
 pub const COPY_SHARE: u64 = 4;
+
+/// The largest step output (in replies, see [`work_of`]) a record keeps as it was.
+pub const MAX_KEPT_REPLY: u64 = 100_000;
+
+/// Work since the last checkpoint that is worth a copy sooner than [`CHECKPOINT_EVERY`] steps.
+const BIG_WORK: u64 = 4096;
 
 /// One change to a session.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -94,8 +100,8 @@ pub struct Timeline {
     /// Copies of the session after as many steps as each position says, in position order; the
     /// first is the session before any step.
     checkpoints: Vec<(usize, Session)>,
-    /// The next position at which a checkpoint is considered (see [`Timeline::consider`]).
-    due: usize,
+    /// The total work at which a checkpoint is next considered (see [`Timeline::consider`]).
+    due: u64,
 }
 
 impl Timeline {
@@ -107,7 +113,7 @@ impl Timeline {
             records: Vec::new(),
             applied: 0,
             work: vec![0],
-            due: CHECKPOINT_EVERY,
+            due: 0,
         }
     }
 
@@ -167,10 +173,24 @@ impl Timeline {
     fn push(&mut self, step: Step) -> StepOutput {
         self.records.truncate(self.applied);
         self.work.truncate(self.applied + 1);
-        self.checkpoints.truncate(self.checkpoints_upto(self.applied));
+        let kept = self.checkpoints_upto(self.applied);
+        if kept < self.checkpoints.len() {
+            // A new branch of history: when its next checkpoint is due is measured afresh.
+            self.checkpoints.truncate(kept);
+            self.due = 0;
+        }
         let output = Timeline::apply(&mut self.current, &step);
-        let work = self.work[self.applied] + work_of(&step, &output);
-        self.records.push(Record { step, output: output.clone() });
+        let cost = work_of(&step, &output);
+        let work = self.work[self.applied] + cost;
+        // What a step printed is kept for the timeline and a lesson's trail, but not a huge
+        // reply (XRANGE of a million entries): a few such steps would hold gigabytes.
+        let kept = if cost > MAX_KEPT_REPLY && !matches!(step, Step::Fill { .. }) {
+            let note = format!("(a reply of {cost} values, too big to keep in the history)");
+            StepOutput { replies: vec![crate::Reply::Status(note)], deliveries: Vec::new(), requests: Vec::new() }
+        } else {
+            output.clone()
+        };
+        self.records.push(Record { step, output: kept });
         self.work.push(work);
         self.applied += 1;
         self.consider();
@@ -183,23 +203,24 @@ impl Timeline {
     }
 
     /// Takes a checkpoint of the current session if one is due. Measuring the session walks its
-    /// keys, so it happens only at `due`, which is pushed on to where a checkpoint could first
-    /// pay for itself if the session does not grow.
+    /// keys, so it happens only once the work reaches `due`: the least work at which a copy of
+    /// the session as last measured would pay for itself. Checkpoints are at least
+    /// [`CHECKPOINT_EVERY`] steps apart (a tiny session would otherwise be copied at every
+    /// step), unless the work since the last is large (a big `:fill`): then undoing a few steps
+    /// must not replay it.
     fn consider(&mut self) {
         let (last, _) = self.checkpoints.last().expect("the first checkpoint is never dropped");
         let last = *last;
-        if self.applied < last + CHECKPOINT_EVERY || self.applied < self.due {
+        let done = self.work[self.applied] - self.work[last];
+        if self.work[self.applied] < self.due || (self.applied < last + CHECKPOINT_EVERY && done < BIG_WORK) {
             return;
         }
         let size = size_of(&self.current);
-        let done = self.work[self.applied] - self.work[last];
         if done.saturating_mul(COPY_SHARE) >= size {
             self.checkpoints.push((self.applied, self.current.clone()));
-            self.due = self.applied + CHECKPOINT_EVERY;
+            self.due = self.work[self.applied] + size.div_ceil(COPY_SHARE);
         } else {
-            // At least the remaining work, counted in steps of work 1 (a step is never less).
-            let missing = (size - done * COPY_SHARE).div_ceil(COPY_SHARE);
-            self.due = self.applied + usize::try_from(missing).unwrap_or(usize::MAX).max(1);
+            self.due = self.work[last] + size.div_ceil(COPY_SHARE);
         }
     }
 
@@ -395,9 +416,17 @@ mod tests {
             t.execute(c, args("PING"));
         }
         let positions: Vec<usize> = t.checkpoints.iter().map(|(p, _)| *p).collect();
-        assert_eq!(positions, [0, 16], "one copy once the fill's work paid for it");
+        assert_eq!(positions, [0, 2], "a copy right after the fill, none for the pings");
         assert!(t.undo());
         assert_eq!(xlen(&mut t, c), Reply::Integer(0), "XLEN of s, not big");
+        // Another big fill, long before the pings would make a copy due: copied at once, so
+        // undoing the next steps does not replay it.
+        t.fill(b"more", 100_000);
+        assert_eq!(t.checkpoints.last().map(|(p, _)| *p), Some(t.position()));
+        // A new branch after an undo past that copy measures afresh.
+        t.seek(3);
+        t.fill(b"other", 50_000);
+        assert_eq!(t.checkpoints.last().map(|(p, _)| *p), Some(4));
     }
 
     #[test]
@@ -431,5 +460,18 @@ mod tests {
             assert_eq!(format!("{:?}", t.session().keyspace()), format!("{:?}", fresh.keyspace()), "at {position}");
             assert_eq!(t.session().now(), fresh.now());
         }
+    }
+
+    #[test]
+    fn huge_replies_are_not_kept_in_the_history() {
+        let mut t = Timeline::new(Session::new(Clock::Virtual(VIRTUAL_EPOCH_MS)));
+        let c = t.connect();
+        t.fill(b"big", 60_000);
+        let (executed, _) = t.execute(c, args("XRANGE big - +"));
+        assert!(matches!(&executed.replies[..], [Reply::Array(entries)] if entries.len() == 60_000));
+        let kept = &t.records().last().unwrap().output.replies;
+        assert_eq!(kept, &[Reply::Status("(a reply of 660001 values, too big to keep in the history)".into())]);
+        let (small, _) = t.execute(c, args("XRANGE big - + COUNT 2"));
+        assert_eq!(t.records().last().unwrap().output.replies, small.replies);
     }
 }

@@ -1,7 +1,7 @@
 //! Sessions as text: the share fragment (`#profile=...&clock=...&log=...`) that reproduces a
 //! session, and the redis-cli script that replays it against a real server.
 
-use streamlab_protocol::console::{command_line, parse_clock, FILL_BUDGET, MAX_FILL};
+use streamlab_protocol::console::{command_line, fill_count, parse_clock, FILL_BUDGET, MAX_FILL};
 use streamlab_protocol::{tokenize, Profile, VIRTUAL_EPOCH_MS};
 
 /// What a session is made from: an engine profile, a starting clock, an optional big stream
@@ -70,16 +70,7 @@ impl SessionSpec {
         let mut filled = self.fill.as_ref().map_or(0, |(_, count)| *count);
         for line in self.log.lines() {
             lines += 1;
-            let mut words = line.split_whitespace();
-            if words.next() == Some(":fill") {
-                // The last word by a loop: `SplitWhitespace::last` walks from the back, code
-                // of its own in the wasm app for this one line.
-                let mut last = None;
-                for word in words {
-                    last = Some(word);
-                }
-                filled = filled.saturating_add(last.and_then(|n| n.parse().ok()).unwrap_or(0));
-            }
+            filled = filled.saturating_add(fill_count(line).unwrap_or(0));
         }
         if lines > MAX_LOG_LINES {
             return Err(format!("its log has {lines} lines, and the playground replays at most {MAX_LOG_LINES}"));
@@ -334,6 +325,10 @@ mod tests {
         assert!(refused(three).contains("3000000 entries, and the playground holds at most 2000000"));
         assert!(refused("fill=a:1000000&log=%3Afill+b+1000001").contains("2000001 entries"));
         assert!(SessionSpec::parse("fill=a:1000000&log=%3Afill+b+1000000").is_ok());
+        // Every line the console reads as a fill counts, however spaced, and a DEL between
+        // fills frees nothing (the history keeps their copies).
+        let spaced = "log=+%3A+fill+a+1000000%0ADEL+a%0A%3A+fill++a+1000000+%0ADEL+a%0A%3Afill%09a%091";
+        assert!(refused(spaced).contains("2000001 entries"), "{}", refused(spaced));
         let long = format!("log={}", "PING%0A".repeat(MAX_LOG_LINES + 1));
         assert!(refused(&long).contains("100001 lines"));
         assert!(SessionSpec::parse(&format!("log={}", "PING%0A".repeat(MAX_LOG_LINES))).is_ok());
