@@ -224,3 +224,20 @@ fn a_transaction_that_kills_its_own_connection_finishes_then_closes() {
     let mut other = Client::connect(&server);
     assert_eq!(other.cmd(&["EXISTS", "before", "x", "after"]), int(2));
 }
+
+#[test]
+fn a_later_client_pause_sets_the_mode_and_never_shortens_the_pause() {
+    // Redis 8.2.3 keeps one pause: `PAUSE 3000 WRITE` then `PAUSE 100 ALL` holds reads for
+    // the whole 3 s, not 100 ms.
+    let server = virtual_server();
+    let mut admin = Client::connect(&server);
+    let mut reader = Client::connect(&server);
+    let mut clock = Client::connect(&server);
+    assert_eq!(admin.cmd(&["CLIENT", "PAUSE", "3000", "WRITE"]), status("OK"));
+    assert_eq!(admin.cmd(&["CLIENT", "PAUSE", "100", "ALL"]), status("OK"));
+    assert_eq!(clock.cmd(&["DEBUG", "STREAMLAB-CLOCK", "ADVANCE", "400"]), status("OK"));
+    reader.send(&["XLEN", "s"]);
+    assert!(!reader.has_reply_within(200), "a read waits past the shorter pause's end");
+    assert_eq!(clock.cmd(&["DEBUG", "STREAMLAB-CLOCK", "ADVANCE", "2600"]), status("OK"));
+    assert_eq!(reader.read(), int(0));
+}

@@ -31,14 +31,16 @@ pub enum HostRequest {
     },
 }
 
-/// CLIENT PAUSE's state: until when (session clock, Unix ms) every command waits, and until
-/// when writes wait. The two are kept apart because a shorter pause never shortens a longer
-/// one, and an ALL pause outlives a WRITE pause given after it (as observed on Redis 8.2.3).
+/// CLIENT PAUSE's state: one pause, as Redis 8.2.3 keeps it. A new CLIENT PAUSE never shortens
+/// it and sets its mode: `PAUSE 3000 WRITE` then `PAUSE 100 ALL` holds reads for 3 s.
 #[derive(Debug, Clone, Copy, Default)]
 #[cfg(feature = "host")]
 pub(super) struct Pause {
-    all_until: Option<i64>,
-    write_until: Option<i64>,
+    /// When the pause ends; a later CLIENT PAUSE only ever extends it.
+    until: Option<i64>,
+    /// Whether it holds every command (ALL) or only writes: the latest CLIENT PAUSE's mode,
+    /// as Redis keeps one pause whose mode the last call sets.
+    all: bool,
 }
 
 /// Without the admin commands nothing pauses.
@@ -126,7 +128,8 @@ impl Session {
         #[cfg(feature = "host")]
         {
             let now = self.state.now;
-            counts.write_paused = self.state.pause.write_until.filter(|&t| t > now).map(|t| t - now);
+            let pause = self.state.pause;
+            counts.write_paused = pause.until.filter(|&t| t > now && !pause.all).map(|t| t - now);
         }
         counts
     }

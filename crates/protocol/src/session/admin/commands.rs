@@ -130,20 +130,22 @@ impl Session {
         if args.len() > 4 {
             return Err(CmdError::SubcommandSyntax { command: "CLIENT".into(), sub: command::arg(args, 1).clone() });
         }
-        let timeout = command::parse_int_or(command::arg(args, 2), Msg::TimeoutNotInteger)?;
-        if timeout < 0 {
-            return Err(Msg::TimeoutNegative.into());
-        }
-        let until = now.checked_add(timeout).ok_or(Msg::TimeoutOutOfRange)?;
+        // The mode is checked before the timeout (Redis 8.2.3: `CLIENT PAUSE abc foo` is a
+        // mode error).
         let all = match args.get(3) {
             None => true,
             Some(mode) if is(mode, "all") => true,
             Some(mode) if is(mode, "write") => false,
             Some(_) => return Err(Msg::PauseMode.into()),
         };
+        let timeout = command::parse_int_or(command::arg(args, 2), Msg::TimeoutNotInteger)?;
+        if timeout < 0 {
+            return Err(Msg::TimeoutNegative.into());
+        }
+        let until = now.checked_add(timeout).ok_or(Msg::TimeoutOutOfRange)?;
         let pause = &mut self.state.pause;
-        let slot = if all { &mut pause.all_until } else { &mut pause.write_until };
-        *slot = Some(slot.map_or(until, |t| t.max(until)));
+        pause.until = Some(pause.until.map_or(until, |t| t.max(until)));
+        pause.all = all;
         Ok(Reply::ok())
     }
 
@@ -188,10 +190,10 @@ impl Session {
     pub(in crate::session) fn postpones(&self, conn: ConnId, args: &[Vec<u8>]) -> bool {
         let now = self.state.now;
         let pause = self.state.pause;
-        let all = pause.all_until.is_some_and(|t| now < t);
-        if !all && pause.write_until.is_none_or(|t| now >= t) {
+        if pause.until.is_none_or(|t| now >= t) {
             return false;
         }
+        let all = pause.all;
         let writes = |args: &[Vec<u8>]| {
             command::check_call(args, self.caps).is_ok_and(|spec| spec.write || spec.name == "publish")
         };
@@ -216,26 +218,15 @@ impl Session {
         if self.state.postponed.is_empty() {
             return None;
         }
-        let pause = self.state.pause;
-        match (pause.all_until, pause.write_until) {
-            (Some(a), Some(w)) => Some(a.min(w)),
-            (a, w) => a.or(w),
-        }
+        self.state.pause.until
     }
 
     /// Ends the pauses that are over and runs what waited for them, in the order it began
     /// to wait (what still may not run waits on).
     pub(in crate::session) fn resume_due(&mut self, deliveries: &mut Vec<Delivery>) {
         let now = self.state.now;
-        let pause = &mut self.state.pause;
-        let mut ended = false;
-        for slot in [&mut pause.all_until, &mut pause.write_until] {
-            if slot.is_some_and(|t| t <= now) {
-                *slot = None;
-                ended = true;
-            }
-        }
-        if ended {
+        if self.state.pause.until.is_some_and(|t| t <= now) {
+            self.state.pause = Pause::default();
             self.resume(deliveries);
         }
     }
