@@ -38,11 +38,13 @@ impl Session {
             return Ok(Reply::ok());
         }
         let pairs = command::rest(args, 2);
-        if !pairs.len().is_multiple_of(2) {
-            return Err(CmdError::Syntax);
-        }
         let mut filter = Filter { keep_caller: true, ..Filter::default() };
+        // Pair by pair, as Redis 8.2.3 checks them: `CLIENT KILL id 0 type` is the id's error;
+        // only a name left without its value is a syntax error.
         for pair in pairs.chunks(2) {
+            if pair.len() < 2 {
+                return Err(CmdError::Syntax);
+            }
             let (name, value) = (command::arg(pair, 0), command::arg(pair, 1));
             if is(name, "id") {
                 let id = command::parse_int(value).ok().filter(|&id| id > 0).ok_or(Msg::ClientIdNotPositive)?;
@@ -160,7 +162,7 @@ impl Session {
     /// repeated, or `ABORT` alone (no shutdown is ever in progress here: nothing makes one
     /// wait). Accepted, it is the host's to carry out.
     pub(in crate::session) fn shutdown(&mut self, conn: ConnId, args: &[Vec<u8>]) -> Result<(), CmdError> {
-        let (mut save, mut nosave, mut force, mut abort) = (false, false, false, false);
+        let (mut save, mut nosave, mut force, mut abort, mut now) = (false, false, false, false, false);
         for option in command::rest(args, 1) {
             if is(option, "save") {
                 save = true;
@@ -170,11 +172,14 @@ impl Session {
                 force = true;
             } else if is(option, "abort") {
                 abort = true;
-            } else if !is(option, "now") {
+            } else if is(option, "now") {
+                now = true;
+            } else {
                 return Err(CmdError::Syntax);
             }
         }
-        if (save && nosave) || (abort && args.len() > 2) {
+        // ABORT goes with no other option, but may be repeated (`SHUTDOWN ABORT ABORT`).
+        if (save && nosave) || (abort && (save || nosave || force || now)) {
             return Err(CmdError::Syntax);
         }
         if abort {
