@@ -141,7 +141,12 @@ def probe(port, payload):
     fresh = socket.create_connection(("127.0.0.1", port))
     fresh.sendall(b"PING\r\n")
     fresh.settimeout(5)
-    pong = fresh.recv(64)
+    pong = b""
+    while not pong.endswith(b"\r\n"):
+        chunk = fresh.recv(64)
+        if not chunk:
+            break
+        pong += chunk
     fresh.close()
     return reply, closed, ping, pong
 

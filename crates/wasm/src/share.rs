@@ -2,7 +2,7 @@
 //! session, and the redis-cli script that replays it against a real server.
 
 use streamlab_protocol::console::{command_line, fill_count, parse_clock, FILL_BUDGET, MAX_FILL};
-use streamlab_protocol::{tokenize, Profile, VIRTUAL_EPOCH_MS};
+use streamlab_protocol::{tokenize, Profile, VIRTUAL_CLOCK_MAX_MS, VIRTUAL_EPOCH_MS};
 
 /// What a session is made from: an engine profile, a starting clock, an optional big stream
 /// to start with, and the console lines that were run.
@@ -40,7 +40,14 @@ impl SessionSpec {
             let value = decode(value).ok_or_else(|| format!("'{name}' is not well encoded"))?;
             match name {
                 "profile" => spec.profile = crate::profile_or_default(Some(value.as_str()))?,
-                "clock" => spec.clock = value.parse().map_err(|_| format!("clock '{value}' is not a number"))?,
+                "clock" => {
+                    spec.clock = value.parse().map_err(|_| format!("clock '{value}' is not a number"))?;
+                    // The virtual clock's own range: a clock started past its end could never
+                    // make an id again.
+                    if !(0..=VIRTUAL_CLOCK_MAX_MS).contains(&spec.clock) {
+                        return Err(format!("clock '{value}' is outside 0..={VIRTUAL_CLOCK_MAX_MS}"));
+                    }
+                }
                 "fill" => {
                     let (key, count) = value.rsplit_once(':').ok_or("fill is KEY:COUNT")?;
                     // A key is shown as a stream's name and exported as an argument; a line
@@ -125,8 +132,9 @@ pub fn decode(text: &str) -> Option<String> {
     while i < bytes.len() {
         match bytes[i] {
             b'%' => {
-                let hex = std::str::from_utf8(bytes.get(i + 1..i + 3)?).ok()?;
-                out.push(u8::from_str_radix(hex, 16).ok()?);
+                // Two hex digits exactly (`from_str_radix` alone would take `%+A` as 10).
+                let hex = bytes.get(i + 1..i + 3).filter(|h| h.iter().all(u8::is_ascii_hexdigit))?;
+                out.push(u8::from_str_radix(std::str::from_utf8(hex).ok()?, 16).ok()?);
                 i += 3;
             }
             b'+' => {
@@ -309,6 +317,11 @@ mod tests {
         assert!(SessionSpec::parse("profile=redis-6").unwrap_err().contains("unknown profile 'redis-6'"));
         assert!(SessionSpec::parse("log=%zz").is_err());
         assert_eq!(decode("a+b%C3%A9"), Some("a bé".into()));
+        assert_eq!(decode("%+A"), None);
+        assert_eq!(decode("%-1"), None);
+        assert!(SessionSpec::parse("clock=9223372036854775807").unwrap_err().contains("outside 0..="));
+        assert!(SessionSpec::parse("clock=-5000").is_err());
+        assert_eq!(SessionSpec::parse("clock=253402300799999").unwrap().clock, VIRTUAL_CLOCK_MAX_MS);
     }
 
     #[test]

@@ -4,6 +4,7 @@
 
 use streamlab_protocol::console::MAX_FILL;
 use streamlab_protocol::PROFILES;
+use streamlab_protocol::VIRTUAL_CLOCK_MAX_MS;
 use streamlab_testkit::rng::Rng;
 use streamlab_testkit::text;
 use streamlab_wasm::share::{decode, encode};
@@ -66,7 +67,7 @@ fn any_spec_round_trips_through_its_fragment() {
         let lines: Vec<String> = (0..rng.below(4)).map(|_| text::text(&mut rng, 20)).collect();
         let spec = SessionSpec {
             profile: PROFILES[rng.index(PROFILES.len())].profile,
-            clock: rng.next() as i64,
+            clock: rng.below(VIRTUAL_CLOCK_MAX_MS as u64 + 1) as i64,
             fill: rng.chance(50).then(|| (text::text(&mut rng, 10), rng.below(MAX_FILL + 1))),
             log: lines.join("\n"),
         };
