@@ -39,13 +39,19 @@ async function compile(source) {
   return WebAssembly.compile(input);
 }
 
-/** Loads the wasm once. `source` (bytes, URL or Response) overrides where it comes from. */
+/**
+ * Loads the wasm once. `source` (bytes, URL or Response) overrides where it comes from. After
+ * an internal error that found no spare instance ready, the next call makes a fresh one.
+ */
 export function load(source) {
   if (!loading) {
     loading = (async () => {
-      compiled = await compile(source);
-      glue.initSync({ module: compiled });
-      current = glue;
+      compiled ??= await compile(source);
+      if (!spare && copies > 0) await copy();
+      const next = copies === 0 ? glue : spare;
+      if (next === spare) spare = null;
+      next.initSync({ module: compiled });
+      current = next;
       await copy();
     })();
   }
@@ -65,11 +71,17 @@ function guarded(owner, call) {
   } catch (error) {
     if (!(error instanceof WebAssembly.RuntimeError)) throw error;
     owner.dead = new Error(`StreamLab grader: internal error (${error.message}); this object can no longer be used, create a new one`);
-    if (owner.glue === current && spare) {
-      spare.initSync({ module: compiled });
-      current = spare;
-      spare = null;
-      copy();
+    if (owner.glue === current) {
+      if (spare) {
+        spare.initSync({ module: compiled });
+        current = spare;
+        spare = null;
+        copy();
+      } else {
+        // The spare is still being imported: new objects wait for load() to make one.
+        current = null;
+        loading = null;
+      }
     }
     throw owner.dead;
   }
@@ -77,8 +89,11 @@ function guarded(owner, call) {
 
 /** What ties a wrapper to its wasm object: the instance's glue, and whether it trapped. */
 function owner(make) {
-  if (!current) throw new Error('StreamLab grader: call load() first');
-  return { glue: current, inner: make(current), dead: null };
+  if (!current) throw new Error('StreamLab grader: call load() first (and again after an internal error)');
+  // Making the object can trap too (a lesson that exhausts memory): handled like any call.
+  const own = { glue: current, inner: null, dead: null };
+  own.inner = guarded(own, () => make(own.glue));
+  return own;
 }
 
 // The wasm sends a finite double's digits as a string (it carries no float printer); they
