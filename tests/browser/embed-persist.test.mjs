@@ -222,3 +222,26 @@ test('a saved widget whose last load never finished is offered, not replayed: lo
     assert.equal((await page.evaluate(() => document.querySelector('#lab').run('XLEN kept'))).reply, '(integer) 0');
   });
 });
+
+test('identical widgets made by script out of page order keep their own saves', { timeout: 120_000 }, async () => {
+  await withBrowser({}, async (page) => {
+    const local = `${dist.url}examples/create-order-test.html`;
+    // The second box is made first: places count in page order once a widget first saves.
+    await page.route(local, (route) => route.fulfill({ status: 200, contentType: 'text/html; charset=utf-8',
+      body: `<!doctype html><title>order</title><script src="../embed.js"></script>
+        <div id="one"></div><div id="two"></div>
+        <script>
+          const options = { layout: 'console', loading: 'eager', persist: 'local' };
+          window.labs = { two: StreamLab.create(document.getElementById('two'), options) };
+          window.labs.one = StreamLab.create(document.getElementById('one'), options);
+        </script>` }));
+    await page.goto(local);
+    await page.evaluate(() => Promise.all([labs.one.ready, labs.two.ready]));
+    await page.evaluate(() => Promise.all([labs.one.run('SET who one'), labs.two.run('SET who two')]));
+    await page.waitForFunction(() => Object.keys(localStorage).filter((k) => k.startsWith('streamlab.embed.')).length === 2);
+    await page.reload();
+    await page.evaluate(() => Promise.all([labs.one.ready, labs.two.ready]));
+    const who = await page.evaluate(() => Promise.all([labs.one.run('GET who'), labs.two.run('GET who')]));
+    assert.deepEqual(who.map((r) => r.reply), ['"one"', '"two"']);
+  });
+});

@@ -150,12 +150,10 @@
         if (o.persist === 'local' && !frame.origin) problems.push(frame.unsaved);
       }
       // A save named by what the widget shows, so two widgets of a page keep their own: the
-      // frame's place among its page's frames, or how many widgets showing the same come
-      // before this one in the page, tells identical ones apart.
+      // frame's place among its page's frames, or (see storageKey) how many widgets showing
+      // the same come before this one in the page, tells identical ones apart.
       this.fingerprint = fingerprint(o, this.inline);
-      const before = [...live].filter((w) => w.fingerprint === this.fingerprint
-        && w.host.compareDocumentPosition(host) & Node.DOCUMENT_POSITION_FOLLOWING);
-      this.ordinal = frame ? frame.index : before.length;
+      this.ordinal = frame ? frame.index : undefined;
       live.add(this);
       host.setAttribute('data-theme', o.theme);
       if (o.height) host.style.height = o.height;
@@ -201,6 +199,10 @@
     }
 
     storageKey() {
+      // Counted when first needed, not when constructed: widgets made by script in another
+      // order than the page's, all made before any loads, still get distinct places.
+      this.ordinal ??= [...live].filter((w) => w.fingerprint === this.fingerprint
+        && w.host.compareDocumentPosition(this.host) & Node.DOCUMENT_POSITION_FOLLOWING).length;
       const own = `${this.fingerprint}.${this.ordinal}`;
       // Every page that frames StreamLab shares the frame's storage (per site, or all of it):
       // a frame's save is kept under the origin it answers to, the only one that can read it
