@@ -229,11 +229,13 @@ test('identical widgets made by script out of page order keep their own saves', 
     // The second box is made first: places count in page order once a widget first saves.
     await page.route(local, (route) => route.fulfill({ status: 200, contentType: 'text/html; charset=utf-8',
       body: `<!doctype html><title>order</title><script src="../embed.js"></script>
-        <div id="one"></div><div id="two"></div>
+        <div></div><div></div>
         <script>
+          // No ids: the save names come from the widgets' options and places alone.
+          const [one, two] = document.querySelectorAll('div');
           const options = { layout: 'console', loading: 'eager', persist: 'local' };
-          window.labs = { two: StreamLab.create(document.getElementById('two'), options) };
-          window.labs.one = StreamLab.create(document.getElementById('one'), options);
+          window.labs = { two: StreamLab.create(two, options) };
+          window.labs.one = StreamLab.create(one, options);
         </script>` }));
     await page.goto(local);
     await page.evaluate(() => Promise.all([labs.one.ready, labs.two.ready]));

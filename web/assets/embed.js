@@ -163,7 +163,9 @@
       }
       this.observeSize();
       if (o.loading === 'eager') {
-        this.start();
+        // After the script that made it: widgets made together all exist before the first
+        // counts its place among identical ones (storageKey).
+        queueMicrotask(() => this.start());
       } else if (o.loading === 'click') {
         const button = el('button', 'primary', 'Start the StreamLab console');
         button.type = 'button';
