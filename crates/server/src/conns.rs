@@ -2,7 +2,7 @@
 //! the read and write queues, the limits in force), reading a client and running what it sent
 //! as one batch, writing output, and routing what the session delivers to other connections.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::time::Instant;
 
 use streamlab_protocol::{encode, encode_into, ConnId, Delivery, ProtocolError, Session};
@@ -142,8 +142,9 @@ impl Core {
 pub(crate) fn route(core: &mut Core, own: Option<ConnId>, deliveries: Vec<Delivery>, own_buf: &mut Vec<u8>) {
     // Clients whose close waits for their blocked read to end: closed after the loop, so the
     // close follows every delivery of this batch.
-    let mut closing: Vec<ConnId> = Vec::new();
-    let mut over_limit: Vec<ConnId> = Vec::new();
+    // Sets: one PUBLISH can push thousands of subscribers over their limit at once.
+    let mut closing: BTreeSet<ConnId> = BTreeSet::new();
+    let mut over_limit: BTreeSet<ConnId> = BTreeSet::new();
     for delivery in deliveries {
         let resp3 = core.resp3(delivery.conn);
         if Some(delivery.conn) == own {
@@ -159,10 +160,10 @@ pub(crate) fn route(core: &mut Core, own: Option<ConnId>, deliveries: Vec<Delive
             let unsent = client.unsent();
             if client.over_limit(limit, unsent) {
                 // A subscriber that does not read its messages, as a rule.
-                over_limit.push(delivery.conn);
+                over_limit.insert(delivery.conn);
             }
-            if matches!(client.closing, Some(Closing::Pending(_))) && !closing.contains(&delivery.conn) {
-                closing.push(delivery.conn);
+            if matches!(client.closing, Some(Closing::Pending(_))) {
+                closing.insert(delivery.conn);
             }
             core.queue_write(delivery.conn);
         }
