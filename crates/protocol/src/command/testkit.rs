@@ -50,41 +50,28 @@ impl Bench {
         self.db.expire_due(self.now);
         let reply = match check_call(&args, self.caps) {
             Err(e) => Reply::Error(e.to_string()),
-            Ok(spec) => match spec.run {
-                Run::Session => panic!("{} is run by the session", spec.name),
-                Run::Owning(handler) => {
-                    let mut ctx = Ctx {
-                        db: &mut self.db,
-                        now: self.now,
-                        resp3: self.resp3,
-                        caps: self.caps,
-                        clients: &mut Default::default(),
-                        #[cfg(feature = "host-params")]
-                        host: &mut self.host,
-                    };
-                    match handler(&mut ctx, args.clone()) {
-                        Ok(Outcome::Reply(r)) => r,
-                        Ok(Outcome::Block(b)) => panic!("unexpected block {b:?}"),
-                        Err(e) => Reply::Error(e.to_string()),
-                    }
+            Ok(spec) => {
+                let mut clients = Default::default();
+                let mut ctx = Ctx {
+                    db: &mut self.db,
+                    now: self.now,
+                    resp3: self.resp3,
+                    caps: self.caps,
+                    clients: &mut clients,
+                    #[cfg(feature = "host-params")]
+                    host: &mut self.host,
+                };
+                let outcome = match spec.run {
+                    Run::Session => panic!("{} is run by the session", spec.name),
+                    Run::Owning(handler) => handler(&mut ctx, args.clone()),
+                    Run::Data(handler) => handler(&mut ctx, &args),
+                };
+                match outcome {
+                    Ok(Outcome::Reply(r)) => r,
+                    Ok(Outcome::Block(b)) => panic!("unexpected block {b:?}"),
+                    Err(e) => Reply::Error(e.to_string()),
                 }
-                Run::Data(handler) => {
-                    let mut ctx = Ctx {
-                        db: &mut self.db,
-                        now: self.now,
-                        resp3: self.resp3,
-                        caps: self.caps,
-                        clients: &mut Default::default(),
-                        #[cfg(feature = "host-params")]
-                        host: &mut self.host,
-                    };
-                    match handler(&mut ctx, &args) {
-                        Ok(Outcome::Reply(r)) => r,
-                        Ok(Outcome::Block(b)) => panic!("unexpected block {b:?}"),
-                        Err(e) => Reply::Error(e.to_string()),
-                    }
-                }
-            },
+            }
         };
         if let Err(e) = self.db.check_invariants() {
             panic!(
