@@ -23,7 +23,7 @@ pub const CHECKPOINT_EVERY: usize = 16;
 /// this: a larger share means closer checkpoints (faster undo) and more memory in copies.
 pub const COPY_SHARE: u64 = 4;
 
-/// The largest step output (in replies, see [`work_of`]) a record keeps as it was.
+/// The largest step output (counted in reply values, as its work) a record keeps as it was.
 pub const MAX_KEPT_REPLY: u64 = 100_000;
 
 /// Work since the last checkpoint that is worth a copy sooner than [`CHECKPOINT_EVERY`] steps.
