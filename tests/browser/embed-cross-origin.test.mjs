@@ -5,11 +5,13 @@
 // work as on the same origin: a sandbox with setup, a lesson by id, a quiz from a lesson file
 // on the course's own site, an inline lesson, a created widget; run, getState, exportScript,
 // undo, check; persist=local across a reload; the iframe growing with its quiz; a frame that
-// refuses to be framed named as the cause. Screenshots at 1400, 1024 and 390 px.
+// refuses to be framed named as the cause; a panic in one frame; README's iframe snippet
+// following its quiz's height, and README's list of lesson ids. Screenshots at 1400, 1024 and
+// 390 px.
 // Needs dist/ (cargo xtask dist). Run: node --test tests/browser/embed-cross-origin.test.mjs
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFile } from 'node:fs/promises';
+import { readFile, readdir } from 'node:fs/promises';
 import { createServer } from 'node:http';
 import { join } from 'node:path';
 import { root, shots, serveDist, withBrowser, screenshot, settle, lessonTasks, axe } from './harness.mjs';
@@ -282,7 +284,7 @@ test('the course page at 1400, 1024 and 390 px', { timeout: 180_000 }, async () 
 test('a frame its host refuses to be framed, and bad options, fail with their cause', async () => {
   files.set('/refused.html', {
     type: 'text/html; charset=utf-8',
-    body: `<!doctype html><title>refused</title>
+    body: `<!doctype html><title>refused</title><link rel="icon" href="data:,">
 <script src="${dist.url}embed.js"></script>
 <script>window.seen = []; document.addEventListener('error', (e) => window.seen.push([e.target.id, e.detail.message]));</script>
 <stream-lab id="refused" loading="eager"></stream-lab>
@@ -302,4 +304,74 @@ test('a frame its host refuses to be framed, and bad options, fail with their ca
     assert.match(errors.bad, /^Bad options:\nmode must be one of/);
     assert.match(await page.locator('#refused .sl-error').innerText(), /StreamLab could not start/);
   });
+});
+
+test('an internal error stops only its frame, which shows the panel and restarts; the element hears it', async () => {
+  files.set('/panic.html', {
+    type: 'text/html; charset=utf-8',
+    body: `<!doctype html><title>panic</title><link rel="icon" href="data:,">
+<script src="${dist.url}embed.js"></script>
+<script>window.seen = []; document.addEventListener('error', (e) => window.seen.push([e.target.id, e.detail]));</script>
+<stream-lab id="w1" loading="eager" layout="console"></stream-lab>
+<stream-lab id="w2" loading="eager" layout="console"></stream-lab>`,
+  });
+  await withBrowser({ ignore: /unreachable|cloneNode refused/ }, async (page) => {
+    await page.goto(courseUrl('/panic.html'));
+    const run = (id, line) => page.evaluate(([i, l]) => document.getElementById(i).run(l).then((r) => r.reply, (e) => e.message), [id, line]);
+    assert.equal(await run('w1', 'XADD before 1-0 f v'), '"1-0"');
+    assert.equal(await run('w2', 'XADD other 1-0 f v'), '"1-0"');
+    // As hostile.test.mjs does in a page: yew panics when cloneNode throws (here in w1's frame).
+    const frame = await (await page.locator('#w1 iframe').elementHandle()).contentFrame();
+    await frame.evaluate(() => {
+      window.realCloneNode = Node.prototype.cloneNode;
+      Node.prototype.cloneNode = function () { throw new Error('test: cloneNode refused'); };
+    });
+    assert.match(await run('w1', 'XADD after 2-0 f v'), /^StreamLab hit an internal error: .*couldn't clone cached element/s);
+    await frame.evaluate(() => { Node.prototype.cloneNode = window.realCloneNode; });
+    const panel = inFrame(page, 'w1').getByRole('alert');
+    assert.match(await panel.innerText(), /StreamLab hit an internal error[\s\S]*rest of the page is not affected/);
+    await page.waitForFunction(() => window.seen.length > 0);
+    const [[id, error]] = await page.evaluate(() => window.seen);
+    assert.deepEqual([id, error.internal], ['w1', true]);
+    assert.equal(await run('w2', 'XLEN other'), '(integer) 1', 'the other widget never noticed');
+    await inFrame(page, 'w1').getByRole('button', { name: 'Restart this console' }).click();
+    await inFrame(page, 'w1').locator('#console-input').waitFor();
+    assert.equal(await run('w1', 'EXISTS before after'), '(integer) 1', 'the session before the panic is back');
+  });
+});
+
+test("README's iframe snippet follows its quiz's height on another origin; README lists every lesson id", async () => {
+  const readme = await readFile(join(root, 'README.md'), 'utf8');
+  const snippet = readme.match(/```html embed-iframe\n([\s\S]*?)```/)[1]
+    .replaceAll('https://streamlab.example/', dist.url).replace('https://course.example', encodeURIComponent(courseUrl('')));
+  files.set('/iframe.html', { type: 'text/html; charset=utf-8', body: `<!doctype html><html lang="en"><title>iframe</title><link rel="icon" href="data:,">
+<script>window.got = []; addEventListener('message', (e) => window.got.push(e.data));</script>
+<main>${snippet}</main></html>` });
+  await withBrowser({}, async (page) => {
+    await page.goto(courseUrl('/iframe.html'));
+    await page.waitForFunction(() => window.got.some((m) => m.type === 'ready'));
+    // The iframe is as tall as the frame last said.
+    const fits = () => {
+      const last = window.got.filter((m) => m.type === 'resize').at(-1);
+      return last && document.querySelector('iframe').getBoundingClientRect().height === last.payload.height;
+    };
+    await page.waitForFunction(fits);
+    const before = await page.evaluate(() => document.querySelector('iframe').getBoundingClientRect().height);
+    const quiz = page.frameLocator('iframe');
+    await quiz.locator('.quiz .option input').first().check();
+    await quiz.getByRole('button', { name: 'Answer' }).click();
+    await page.waitForFunction(() => window.got.some((m) => m.type === 'quiz-answer'));
+    await page.waitForFunction((h) => document.querySelector('iframe').getBoundingClientRect().height > h, before);
+    await page.waitForFunction(fits);
+    const frame = page.frames().find((f) => f.url().includes('embed.html'));
+    const [inner, outer] = await frame.evaluate(() => [document.documentElement.scrollHeight, innerHeight]);
+    assert.ok(inner <= outer, `the frame shows all of its ${inner} px in ${outer} px`);
+  });
+  // The lesson ids README promises are the lessons' own, all of them.
+  const ids = [];
+  for (const file of (await readdir(join(root, 'lessons'))).filter((f) => f.endsWith('.toml') && f !== 'index.toml')) {
+    ids.push((await readFile(join(root, 'lessons', file), 'utf8')).match(/^id = "([^"]*)"/m)[1]);
+  }
+  const listed = [...readme.split('| Section | Lessons |')[1].split('\n\n')[0].matchAll(/`([a-z0-9-]+)`/g)].map((m) => m[1]);
+  assert.deepEqual(listed.toSorted(), ids.toSorted());
 });
