@@ -127,6 +127,15 @@ async function typeIn(widget, line) {
 /** The height of a tag's iframe. */
 const heights = (page, id) => page.evaluate((i) => document.getElementById(i).shadowRoot.querySelector('iframe').getBoundingClientRect().height, id);
 
+/** The frame of the tag `id`, once it has drawn (two animation frames in it: a browser
+ * renders a cross-origin frame only while it is in view). */
+const drawn = (page, id) => drawnIn(page, `#${id}`);
+async function drawnIn(page, selector) {
+  const frame = await (await page.locator(`${selector} iframe`).elementHandle()).contentFrame();
+  await frame.evaluate(() => new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(done))));
+  return frame;
+}
+
 /** Answers a quiz's first question, trying the options in the order shown until one is right. */
 async function answerFirst(page, id) {
   const quiz = inFrame(page, id);
@@ -268,15 +277,16 @@ test('the course page at 1400, 1024 and 390 px', { timeout: 180_000 }, async () 
       assert.ok(overflow <= 0, `${width} px: the page scrolls sideways by ${overflow} px`);
       // A browser paints a cross-origin frame only while it is in view (a whole-page shot
       // leaves the others blank): each widget is taken on its own, in view, once it has drawn.
-      await screenshot(page, `embed-cross-origin-${name}.png`, { fullPage: false });
       for (const id of ['sandbox', 'lesson', 'quiz']) {
         const widget = page.locator(`#${id}`);
         await widget.scrollIntoViewIfNeeded();
-        const frame = await (await widget.locator('iframe').elementHandle()).contentFrame();
-        await frame.evaluate(() => new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(done))));
-        await settle(frame);
+        await settle(await drawn(page, id));
         await widget.screenshot({ path: join(shots, `embed-cross-origin-${name}-${id}.png`) });
       }
+      // The page's top as a reader first sees it (the sandbox frame has drawn, above).
+      await page.evaluate(() => scrollTo(0, 0));
+      await drawn(page, 'sandbox');
+      await screenshot(page, `embed-cross-origin-${name}.png`, { fullPage: false });
     });
   }
 });
@@ -374,4 +384,39 @@ test("README's iframe snippet follows its quiz's height on another origin; READM
   }
   const listed = [...readme.split('| Section | Lessons |')[1].split('\n\n')[0].matchAll(/`([a-z0-9-]+)`/g)].map((m) => m[1]);
   assert.deepEqual(listed.toSorted(), ids.toSorted());
+});
+
+test('state, profile, theme and height reach the frame, a bad profile is named in it; destroy() removes it', async () => {
+  await withBrowser({}, async (page) => {
+    // A first widget on another server profile; its token starts a second, dark, 300 px high.
+    files.set('/options.html', { type: 'text/html; charset=utf-8', body: `<!doctype html><title>options</title><link rel="icon" href="data:,">
+<script src="${dist.url}embed.js"></script>
+<script>window.seen = []; for (const t of ['ready', 'error']) document.addEventListener(t, (e) => window.seen.push([e.target.id, t, e.detail]));</script>
+<stream-lab id="first" loading="eager" layout="console" profile="redis-7.4" setup="XADD kept 1-0 a 1"></stream-lab>
+<div id="later"></div>
+<stream-lab id="bad-profile" profile="redis-6.0" loading="eager"></stream-lab>` });
+    await page.goto(courseUrl('/options.html'));
+    await page.waitForFunction(() => window.seen.length >= 2);
+    // What only the engine knows is wrong shows in the frame, in the same words as on the page.
+    const bad = await page.evaluate(() => window.seen.find(([id]) => id === 'bad-profile'));
+    assert.equal(bad[1], 'error');
+    assert.match(bad[2].message, /^Bad options: unknown profile 'redis-6.0'/);
+    await inFrame(page, 'bad-profile').getByText('StreamLab could not start').waitFor();
+    await page.evaluate(() => { window.seen = window.seen.filter(([id]) => id === 'first'); });
+    const token = await page.evaluate(() => document.getElementById('first').getState());
+    await page.evaluate((state) => {
+      window.later = StreamLab.create(document.getElementById('later'), { state, theme: 'dark', height: 300, loading: 'eager' });
+    }, token);
+    await page.waitForFunction(() => window.seen.length >= 2);
+    assert.deepEqual(await page.evaluate(() => window.seen.map(([id, type, d]) => [id, type, d.profile])),
+      [['first', 'ready', 'redis-7.4'], ['later', 'ready', 'redis-7.4']], 'the token carries its profile');
+    assert.equal((await page.evaluate(() => window.later.run('XLEN kept'))).reply, '(integer) 1', 'the state came along');
+    const frame = await drawnIn(page, '#later');
+    assert.equal(await frame.evaluate(() => getComputedStyle(document.getElementById('widget')).getPropertyValue('--bg').trim()), '#14161a');
+    // A fixed height: the iframe keeps it, and the widget scrolls inside.
+    assert.equal(await page.evaluate(() => document.querySelector('#later').shadowRoot.querySelector('iframe').getBoundingClientRect().height), 300);
+    assert.equal(await frame.evaluate(() => Math.round(document.getElementById('widget').getBoundingClientRect().height)), 300);
+    await page.evaluate(() => window.later.destroy());
+    assert.equal(await page.evaluate(() => document.querySelector('#later').shadowRoot.querySelector('iframe')), null);
+  });
 });

@@ -319,7 +319,7 @@
       };
       addEventListener('message', this.listener);
       // "open" is posted before `load` but may arrive after it: long silence means no frame.
-      frame.addEventListener('load', () => setTimeout(() => this.opened || this.fail(`${frame.src.split('?')[0]} did not answer: its host must serve it and let other sites frame it (no X-Frame-Options or CSP frame-ancestors)`), 10000));
+      frame.addEventListener('load', () => setTimeout(() => this.opened || this.destroyed || this.fail(`${frame.src.split('?')[0]} did not answer: its host must serve it and let other sites frame it (no X-Frame-Options or CSP frame-ancestors)`), 10000));
       this.box.className = 'sl-remote';
       this.box.replaceChildren(frame);
       return this.ready;
