@@ -386,17 +386,23 @@ test("README's iframe snippet follows its quiz's height on another origin; READM
   assert.deepEqual(listed.toSorted(), ids.toSorted());
 });
 
-test('state, profile, theme and height reach the frame, a bad profile is named in it; destroy() removes it', async () => {
-  await withBrowser({}, async (page) => {
+test('state, profile, theme and height reach the frame, a bad profile and a lesson on a third site are named; destroy() removes it', async () => {
+  // The browser logs the refused fetch of the third site's lesson.
+  await withBrowser({ ignore: /^Access to fetch at 'http:\/\/localhost:\d+\/lessons\/tiny\.toml' .* blocked by CORS policy|^Failed to load resource: net::ERR_FAILED$/ }, async (page) => {
     // A first widget on another server profile; its token starts a second, dark, 300 px high.
     files.set('/options.html', { type: 'text/html; charset=utf-8', body: `<!doctype html><title>options</title><link rel="icon" href="data:,">
 <script src="${dist.url}embed.js"></script>
 <script>window.seen = []; for (const t of ['ready', 'error']) document.addEventListener(t, (e) => window.seen.push([e.target.id, t, e.detail]));</script>
 <stream-lab id="first" loading="eager" layout="console" profile="redis-7.4" setup="XADD kept 1-0 a 1"></stream-lab>
 <div id="later"></div>
-<stream-lab id="bad-profile" profile="redis-6.0" loading="eager"></stream-lab>` });
+<stream-lab id="bad-profile" profile="redis-6.0" loading="eager"></stream-lab>
+<stream-lab id="third-site" mode="quiz" lesson="http://localhost:${course.address().port}/lessons/tiny.toml" loading="eager"></stream-lab>` });
     await page.goto(courseUrl('/options.html'));
-    await page.waitForFunction(() => window.seen.length >= 2);
+    await page.waitForFunction(() => window.seen.length >= 3);
+    // A lesson on a third site (localhost is another origin than 127.0.0.1), sent without CORS.
+    const third = await page.evaluate(() => window.seen.find(([id]) => id === 'third-site'));
+    assert.equal(third[1], 'error');
+    assert.match(third[2].message, /^the lesson "http:\/\/localhost:\d+\/lessons\/tiny\.toml" could not be loaded \(.*http:\/\/localhost:\d+ must send Access-Control-Allow-Origin\)$/);
     // What only the engine knows is wrong shows in the frame, in the same words as on the page.
     const bad = await page.evaluate(() => window.seen.find(([id]) => id === 'bad-profile'));
     assert.equal(bad[1], 'error');
