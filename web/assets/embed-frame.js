@@ -1,18 +1,12 @@
-/* embed.html?mode=...&setup=...&origin=https://course.example: one widget filling an iframe,
- * with the same options as URL parameters (`setup` may repeat, one line each). Its events go
- * to the parent as postMessage({source: "stream-lab", v: 1, type, payload}) to the `origin`
- * parameter only (none without it). The parent may call methods with
- * {source: "stream-lab", v: 1, type: "call", payload: {id, method, args}}; the answer comes
- * back as type "result". Messages from another origin or window, or of another shape, are
- * ignored. `origin` given as a URL means its origin; persist=local keeps the session under it
- * (see storageKey in embed.js). */
+/* embed.html: one widget in an iframe, options as URL parameters, talking only to `origin`
+ * (README, "Embedding": events out as {source: "stream-lab", v: 1, type, payload}, "call" in,
+ * "result" out). With options=message (embed.js in a page of another origin) it posts
+ * "open", waits for "init" {options, lesson?}, and posts "state" {state, script}. */
 (() => {
   'use strict';
   const params = new URLSearchParams(location.search);
   const problems = [];
-  // An origin given as a URL (`https://course.example/`, or the page's own address) means
-  // that URL's origin: postMessage and event.origin compare origins exactly, so a trailing
-  // slash left as it was let events through and silently dropped every call.
+  // A URL means its origin: postMessage compares origins exactly (a slash drops every call).
   let origin = null;
   const given = params.get('origin');
   if (given !== null) {
@@ -22,11 +16,10 @@
       origin = null;
     }
   }
-  // Where this frame is among its page's frames (cross-origin windows can be compared).
+  // Its place among its page's frames (cross-origin windows compare).
   let index = 0;
   while (index < window.parent.frames.length && window.parent.frames[index] !== window) index++;
-  // Where the browser names the page around the frame (Chromium, Safari), it must be `origin`
-  // for the frame to keep a save under that origin's name.
+  // Where the browser names the page around (Chromium, Safari), saves need it to be `origin`.
   const around = location.ancestorOrigins && location.ancestorOrigins[0];
   const unsaved = !origin
     ? 'persist=local needs origin=, the embedding page\'s origin: a frame keeps its session for that page only'
@@ -34,32 +27,58 @@
   const frame = { origin: around && around !== origin ? null : origin, index, problems, unsaved };
   const raw = {};
   for (const [key, value] of params) {
-    if (key === 'origin') continue;
+    if (key === 'origin' || key === 'options') continue;
     if (key === 'setup') raw.setup = (raw.setup || []).concat(value.split('\n'));
     else raw[key] = value;
   }
-  // The frame itself is what a page lazy-loads (loading="lazy" on the iframe).
+  // A page lazy-loads the frame itself.
   if (raw.loading === undefined) raw.loading = 'eager';
   const element = document.getElementById('widget');
   const EVENTS = ['ready', 'command', 'check', 'task-complete', 'quiz-answer', 'progress', 'lesson-complete', 'resize', 'error'];
-  // embed.js (loaded before this script, see embed.html) keeps the one list.
   const METHODS = window.StreamLab.methods;
   const post = (type, payload) => {
     if (origin && window.parent !== window) window.parent.postMessage({ source: 'stream-lab', v: 1, type, payload }, origin);
   };
-  for (const type of EVENTS) element.addEventListener(type, (event) => post(type, event.detail));
-  const handle = window.StreamLab.create(element, raw, frame);
+  let handle = null;
+  let last;
+  let size;
+  // After each event, call and redraw (its own Undo raises none): size, token and script, if
+  // changed. Measured here: browsers pause ResizeObserver in cross-origin frames out of view.
+  const push = () => {
+    const box = element.getBoundingClientRect();
+    const now = { width: Math.round(box.width), height: Math.round(box.height) };
+    if (JSON.stringify(now) !== size) post('resize', now);
+    size = JSON.stringify(now);
+    try {
+      const state = handle.getState();
+      if (state !== last) post('state', { state: last = state, script: handle.exportScript() });
+    } catch { /* a trapped instance: the next call reports it */ }
+  };
+  for (const type of EVENTS) element.addEventListener(type, (event) => { if (type !== 'resize') post(type, event.detail); push(); });
+  const start = (options, lesson) => {
+    handle = window.StreamLab.create(element, options, { ...frame, lesson });
+    new MutationObserver(push).observe(element.shadowRoot, { childList: true, subtree: true, characterData: true });
+  };
+  const waiting = params.get('options') === 'message';
   window.addEventListener('message', async (event) => {
     if (!origin || event.origin !== origin || event.source !== window.parent) return;
     const m = event.data;
-    if (!m || typeof m !== 'object' || m.source !== 'stream-lab' || m.v !== 1 || m.type !== 'call') return;
+    if (!m || typeof m !== 'object' || m.source !== 'stream-lab' || m.v !== 1) return;
     const p = m.payload;
-    if (!p || typeof p !== 'object' || !METHODS.includes(p.method) || !Array.isArray(p.args || [])) return;
-    try {
-      const value = await handle[p.method](...(p.args || []));
-      post('result', { id: p.id, method: p.method, value: value === undefined ? null : value });
-    } catch (error) {
-      post('result', { id: p.id, method: p.method, error: (error && error.message) || String(error) });
+    if (m.type === 'init' && waiting && !handle && p && typeof p.options === 'object') {
+      start(p.options, p.lesson && typeof p.lesson.text === 'string' ? p.lesson : undefined);
+      return;
     }
+    if (m.type !== 'call' || !handle || !p || typeof p !== 'object' || !METHODS.includes(p.method) || !Array.isArray(p.args || [])) return;
+    let answer;
+    try {
+      answer = { value: (await handle[p.method](...(p.args || []))) ?? null };
+    } catch (error) {
+      answer = { error: (error && error.message) || String(error) };
+    }
+    push();
+    post('result', { id: p.id, method: p.method, ...answer });
   });
+  if (waiting) post('open');
+  else start(raw);
 })();

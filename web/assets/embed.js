@@ -1,15 +1,14 @@
-/* StreamLab embedding kit: the <stream-lab> element and StreamLab.create(element, options).
- * One plain script, no bundler, no eval. The app's wasm loads only when a widget needs it,
- * and every widget on the page shares that one download and compilation. Each widget lives
- * in its own shadow root and its own wasm instance; options are checked here first, and anything
- * wrong shows in the widget and as an `error` event, never as a blank box; an internal error
- * stops only its widget, which offers to restart. Events are bubbling CustomEvents on the
- * widget's element. See README ("Embedding"). */
+/* StreamLab's embedding kit: <stream-lab> and StreamLab.create (README, "Embedding"). No eval.
+ * Errors show in their widget and as `error` events, never as a blank box. */
 (() => {
   'use strict';
   if (window.StreamLab) return;
   const script = document.currentScript;
   const base = new URL('.', (script && script.src) || location.href);
+  // Another origin's page needs CORS headers, which static hosts lack, to import the engine:
+  // there each widget is an iframe of embed.html (framing needs none). Chosen by origin, not
+  // by a failed import: the same on every host, with no failing request.
+  const remote = base.origin !== location.origin;
   const CHOICES = {
     mode: ['sandbox', 'readonly', 'lesson', 'quiz', 'player'],
     theme: ['auto', 'light', 'dark'],
@@ -22,21 +21,15 @@
   const TEXTS = ['lesson', 'profile', 'state', 'key'];
   const KNOWN = [...Object.keys(CHOICES), ...FLAGS, ...TEXTS, 'setup', 'height', 'attempt'];
   const LESSON_MODES = ['lesson', 'quiz', 'player'];
-  // The widget's methods, on the element and (through embed-frame.js) by message to a frame.
+  // On the element, the handle, and by message to a frame (embed-frame.js).
   const METHODS = Object.freeze(['run', 'reset', 'undo', 'redo', 'getState', 'setState', 'exportScript', 'check']);
 
   let compiled = null;
   let instances = 0;
-  // Instances whose widget was destroyed cleanly, for the next widget: a module record lives as
-  // long as the page, so each new one keeps its memory for good (one that trapped is dropped).
+  // Destroyed widgets' instances, for the next: a module record, memory included, lives on.
   const idle = [];
-  /**
-   * A fresh instance of the app's wasm for one widget. The module downloads and compiles once
-   * per page; every widget gets its own instance (its own memory, its own yew scheduler), so a
-   * panic, which traps the instance it happens in, stops only that widget. The wasm-bindgen
-   * glue keeps its instance in module scope, so each instance imports it under its own URL:
-   * the fragment makes a new module record without a new HTTP cache entry.
-   */
+  /** A wasm instance per widget (compiled once), so a panic stops only its widget. The glue
+   * keeps its instance in module scope: each imports it under a fragment URL of its own. */
   function loadEngine() {
     if (!compiled) {
       compiled = fetch(new URL('streamlab_bg.wasm', base)).then(async (response) => {
@@ -79,7 +72,7 @@
         const lines = Array.isArray(value) ? value.map(String) : String(value).split('\n');
         o.setup = lines.map((l) => l.trim()).filter((l) => l && !l.startsWith('#'));
       } else if (key === 'attempt') {
-        // Picks the lesson's variant and the order its options are shown in (random if absent).
+        // The lesson's variant and option order (random if absent).
         const v = String(value).trim();
         if (/^\d{1,9}$/.test(v)) o.attempt = v;
         else problems.push(`attempt must be a whole number, not "${value}"`);
@@ -106,6 +99,13 @@
     return node;
   }
 
+  function button(text, onclick, className = '') {
+    const node = el('button', className, text);
+    node.type = 'button';
+    node.addEventListener('click', onclick, { once: true });
+    return node;
+  }
+
   function sheet(name) {
     const link = el('link');
     link.rel = 'stylesheet';
@@ -117,7 +117,7 @@
     return (error && error.message) || String(error);
   }
 
-  /** A short name for what a widget shows (FNV-1a of its options), for its default save. */
+  /** What a widget shows, short (FNV-1a), to name its save. */
   function fingerprint(o, inline) {
     const what = JSON.stringify([o.mode, o.layout, o.profile, o.lesson, inline && inline.textContent, o.setup, o.attempt]);
     let hash = 0x811c9dc5;
@@ -127,9 +127,7 @@
 
   const live = new Set();
 
-  /** One widget: its element, shadow root, options, engine handle and listeners. `frame` is
-   * embed.html's (see embed-frame.js): the origin its saves belong to, where the frame sits
-   * among its page's frames, and what is wrong with its own parameters. */
+  /** One widget; `frame` is embed-frame.js's: origin, place, problems, lesson. */
   class Widget {
     constructor(host, raw, frame) {
       this.host = host;
@@ -143,15 +141,13 @@
       this.ready = new Promise((ok, fail) => { this.settle = { ok, fail }; });
       this.ready.catch(() => {});
       this.inline = host.querySelector(':scope > script[type="application/toml"]');
-      const { o, problems } = normalise(raw, !!this.inline);
+      this.given = frame && frame.lesson;
+      const { o, problems } = normalise(raw, !!(this.inline || this.given));
       this.options = o;
       if (frame) {
         problems.push(...frame.problems);
         if (o.persist === 'local' && !frame.origin) problems.push(frame.unsaved);
       }
-      // A save named by what the widget shows, so two widgets of a page keep their own: the
-      // frame's place among its page's frames, or (see storageKey) how many widgets showing
-      // the same come before this one in the page, tells identical ones apart.
       this.fingerprint = fingerprint(o, this.inline);
       this.ordinal = frame ? frame.index : undefined;
       live.add(this);
@@ -161,16 +157,15 @@
         this.fail(`Bad options:\n${problems.join('\n')}`);
         return;
       }
+      if (o.persist === 'local' && !frame && !o.key && !host.id) {
+        console.warn('StreamLab: persist="local" without an id or key: the save is named by the options and place, and editing the page loses it', host);
+      }
       this.observeSize();
       if (o.loading === 'eager') {
-        // After the script that made it: widgets made together all exist before the first
-        // counts its place among identical ones (storageKey).
+        // After the script that made it, so widgets made together all count in name().
         queueMicrotask(() => this.start());
       } else if (o.loading === 'click') {
-        const button = el('button', 'primary', 'Start the StreamLab console');
-        button.type = 'button';
-        button.addEventListener('click', () => this.start(), { once: true });
-        this.placeholder('Redis Streams, live in this page.', button);
+        this.placeholder('Redis Streams, live in this page.', button('Start the StreamLab console', () => this.start(), 'primary'));
       } else {
         this.placeholder('StreamLab loads when you scroll here…');
         this.visibility = new IntersectionObserver((seen) => {
@@ -194,42 +189,42 @@
         const size = { width: Math.round(box.width), height: Math.round(box.height) };
         if (`${size.width}x${size.height}` !== last && this.widget) {
           last = `${size.width}x${size.height}`;
-          this.emit('resize', size);
+          this.dispatch('resize', size);
         }
       });
       this.sizes.observe(this.host);
     }
 
-    storageKey() {
-      // Counted when first needed, not when constructed: widgets made by script in another
-      // order than the page's, all made before any loads, still get distinct places.
+    /** The save's name: a key, an id, or what it shows and its place among identical ones
+     * (counted when first needed, so widgets made by script out of order differ). */
+    name() {
       this.ordinal ??= [...live].filter((w) => w.fingerprint === this.fingerprint
         && w.host.compareDocumentPosition(this.host) & Node.DOCUMENT_POSITION_FOLLOWING).length;
       const own = `${this.fingerprint}.${this.ordinal}`;
-      // Every page that frames StreamLab shares the frame's storage (per site, or all of it):
-      // a frame's save is kept under the origin it answers to, the only one that can read it
-      // back (by message), whatever `key` another page passes. A tag's storage is its page's.
-      if (this.frame) return `streamlab.embed.frame ${this.frame.origin} ${this.options.key || own}`;
-      return `streamlab.embed.${this.options.key || this.host.id || `${location.pathname}#${own}`}`;
+      return this.options.key || (this.frame ? own : this.host.id || `${location.pathname}#${own}`);
     }
 
-    /** Loads the engine (once per page) and mounts this widget; resolves when it is ready. */
+    storageKey() {
+      // Pages framing StreamLab share its storage: a frame saves under the origin it answers.
+      return this.frame ? `streamlab.embed.frame ${this.frame.origin} ${this.name()}` : `streamlab.embed.${this.name()}`;
+    }
+
+    /** Mounts this widget; resolves when it is ready. */
     start() {
       if (this.started || this.error) return this.ready;
       this.started = true;
       if (this.visibility) this.visibility.disconnect();
       this.placeholder('Loading StreamLab…');
+      if (remote) return this.open();
       const o = this.options;
-      // A restart after an internal error continues from the last state that worked, unless
-      // the learner chose to start without it.
+      // A restart goes back to the last state that worked, unless the learner chose not to.
       let state = this.fresh ? undefined : this.saved !== undefined ? this.saved : o.state;
       const loading = `${this.storageKey()} loading`;
       this.restoring = null;
       if (!state && !this.fresh && o.persist === 'local') {
         try {
           state = localStorage.getItem(this.storageKey()) || undefined;
-          // Marked while it is rebuilt, cleared once ready: still marked means the last load
-          // never finished (the tab died rebuilding it), so it is not replayed again unasked.
+          // Marked until ready: still marked, the last rebuild died, and is not replayed unasked.
           if (state && localStorage.getItem(loading) && !this.retrying) return this.stalled();
           if (state) { localStorage.setItem(loading, '1'); this.restoring = loading; }
         } catch { /* storage off */ }
@@ -240,8 +235,7 @@
         this.module = m;
         const root = el('div');
         this.box.replaceChildren(root);
-        // The engine reads its options as a URL query (no JSON reader in the wasm): `setup`
-        // repeats, one line each; absent options take their defaults.
+        // A URL query (no JSON reader in the wasm); `setup` repeats, one line each.
         const options = new URLSearchParams({ mode: o.mode, layout: o.layout });
         for (const line of o.setup) options.append('setup', line);
         if (o.profile !== undefined) options.set('profile', o.profile);
@@ -250,7 +244,7 @@
           for (const [key, value] of Object.entries({ lesson: lesson.text, file: lesson.file, trusted: lesson.trusted, hints: o.hints, solution: o.solution })) options.set(key, value);
           if (o.attempt !== undefined) options.set('attempt', o.attempt);
         }
-        // A trapped instance's leftover timers may still call back: only this start's count.
+        // A trapped instance's leftover timers may still call: only this start's count.
         this.widget = m.mount(root, options.toString(), (type, payload) => {
           if (generation === this.generation) this.emit(type, JSON.parse(payload));
         });
@@ -258,28 +252,94 @@
         this.queued = null;
         queued.forEach(([type, detail]) => this.emit(type, detail));
       }).catch((error) => {
-        // A trap while mounting stops the widget as any other does; a refusal (bad options,
-        // a bad state token or lesson) is final.
+        // A trap stops the widget as always; a refusal (options, state, lesson) is final.
         if (error instanceof WebAssembly.RuntimeError) this.crash(messageOf(error));
         else if (this.crashed === undefined) this.fail(messageOf(error));
       });
       return this.ready;
     }
 
-    /** The lesson's text: inline, one of the site's lessons by id, or any URL (validated). */
+    /** The lesson: inline, from the frame's page, an id or a URL; a remote widget leaves what
+     * is on StreamLab's host to its frame (null). */
     async lessonText() {
       if (this.inline) return { text: this.inline.textContent, file: 'inline lesson', trusted: false };
+      if (this.given) return { text: String(this.given.text), file: String(this.given.file), trusted: false };
       const name = this.options.lesson;
       if (!name) return null;
       const own = /^[a-z0-9][a-z0-9-]*$/.test(name);
       const url = own ? new URL(`lessons/${name}.toml`, base) : new URL(name, location.href);
-      const response = await fetch(url);
+      if (remote && url.origin === base.origin) {
+        this.options.lesson = own ? name : url.href;
+        return null;
+      }
+      const response = await fetch(url).catch((error) => {
+        throw new Error(`the lesson "${name}" could not be loaded (${messageOf(error)}${url.origin === location.origin ? '' : `: ${url.origin} must send Access-Control-Allow-Origin`})`);
+      });
       if (!response.ok) throw new Error(`the lesson "${name}" could not be loaded (HTTP ${response.status})`);
       return { text: await response.text(), file: own ? `${name}.toml` : name, trusted: own };
     }
 
+    /** A remote widget: an iframe of embed.html, sent its options and lesson. Its events are
+     * the element's, `resize` sizes it, `state` answers getState() and exportScript(). */
+    open() {
+      const o = this.options;
+      const frame = el('iframe');
+      frame.title = `StreamLab ${o.mode}`;
+      frame.src = new URL(`embed.html?options=message&origin=${encodeURIComponent(location.origin)}`, base).href;
+      this.calls = new Map();
+      this.asked = 0;
+      this.post = (type, payload) => frame.contentWindow.postMessage({ source: 'stream-lab', v: 1, type, payload }, base.origin);
+      const lesson = this.lessonText();
+      lesson.catch(() => {});
+      this.listener = async (event) => {
+        const m = event.data;
+        if (event.source !== frame.contentWindow || event.origin !== base.origin || !m || m.source !== 'stream-lab' || m.v !== 1) return;
+        const p = m.payload;
+        if (m.type === 'open') {
+          this.opened = true;
+          try {
+            const given = await lesson;
+            this.post('init', { options: { ...o, loading: 'eager', key: this.name(), height: o.height && '100vh' }, lesson: given });
+          } catch (error) { this.fail(messageOf(error)); }
+        } else if (m.type === 'state') {
+          this.latest = p;
+        } else if (m.type === 'result') {
+          const call = this.calls.get(p.id);
+          this.calls.delete(p.id);
+          if (call) 'error' in p ? call[1](new Error(p.error)) : call[0](p.value ?? undefined);
+        } else if (m.type === 'resize') {
+          // autoresize=false without a height: the first size stays (it scrolls).
+          if (!o.height && (o.autoresize || !this.sized)) frame.style.height = `${p.height}px`;
+          this.sized = true;
+        } else {
+          if (m.type === 'ready') { this.widget = frame; this.settle.ok(this.handle); }
+          if (m.type === 'error' && !p.internal) this.settle.fail(new Error(p.message));
+          this.dispatch(m.type, p);
+        }
+      };
+      addEventListener('message', this.listener);
+      // "open" is posted before `load` but may arrive after it: long silence means no frame.
+      frame.addEventListener('load', () => setTimeout(() => this.opened || this.destroyed || this.fail(`${frame.src.split('?')[0]} did not answer: its host must serve it and let other sites frame it (no X-Frame-Options or CSP frame-ancestors)`), 10000));
+      this.box.className = 'sl-remote';
+      this.box.replaceChildren(frame);
+      return this.ready;
+    }
+
+    /** A remote widget's method, called in its frame. */
+    ask(method, args) {
+      return this.start().then(() => new Promise((ok, fail) => {
+        const id = ++this.asked;
+        this.calls.set(id, [ok, fail]);
+        this.post('call', { id, method, args });
+      }));
+    }
+
+    dispatch(type, detail) {
+      this.host.dispatchEvent(new CustomEvent(type, { bubbles: true, composed: true, detail }));
+    }
+
     emit(type, detail) {
-      // Events raised while mount() runs wait until the handle exists.
+      // Events raised during mount() wait for the handle.
       if (type === 'panic') { this.crash(detail.message); return; }
       if (this.queued) { this.queued.push([type, detail]); return; }
       if (type === 'ready') {
@@ -289,19 +349,15 @@
       }
       if (type === 'check' && this.checking) { this.checking(detail); this.checking = null; }
       if (type === 'command') {
-        // A lesson line `name> COMMAND` is reported as the command it ran on `name`.
+        // `name> COMMAND` is reported as the command it ran on `name`.
         const i = this.pending.findIndex((p) => p.input === detail.input || p.input.replace(/^[\w.:-]+> /, '') === detail.input);
         if (i >= 0) this.pending.splice(i, 1)[0].done(detail);
         this.save();
       }
-      this.host.dispatchEvent(new CustomEvent(type, { bubbles: true, composed: true, detail }));
+      this.dispatch(type, detail);
     }
 
-    /**
-     * Keeps the state, once per turn however many commands it ran (a paste is one event
-     * each): what a restart after an internal error goes back to, and with persist=local what
-     * the next visit starts from.
-     */
+    /** Keeps the state once per turn (a paste is many events), for restarts and persist. */
     save() {
       if (this.saving) return;
       this.saving = true;
@@ -313,8 +369,7 @@
         try {
           localStorage.setItem(this.storageKey(), this.saved);
         } catch {
-          // Full or turned off: the last save stays as it was (a failed setItem changes
-          // nothing), and the learner is told once, without stopping the widget.
+          // Full or off: the last save stays (a failed setItem changes nothing); told once.
           if (!this.notice) {
             this.notice = el('p', 'sl-notice', 'Your work here is not being saved: this browser\'s storage for the site is full or turned off.');
             this.notice.setAttribute('role', 'status');
@@ -324,22 +379,23 @@
       });
     }
 
-    fail(message) {
-      this.error = message;
+    alert(title, ...parts) {
       const box = el('div', 'sl-error');
       box.setAttribute('role', 'alert');
-      box.append(el('strong', '', 'StreamLab could not start'), el('span', '', message));
+      box.append(el('strong', '', title), ...parts);
       this.box.replaceChildren(box);
-      this.settle.fail(new Error(message));
-      // After the constructor returns, so listeners added to a fresh handle hear it.
-      queueMicrotask(() => this.host.dispatchEvent(new CustomEvent('error', { bubbles: true, composed: true, detail: { message } })));
     }
 
-    /**
-     * The widget's instance trapped (its panic hook said why, or a call threw a wasm
-     * RuntimeError): nothing may call into it again, not even to free it. The widget shows
-     * the error and a restart, which mounts a fresh instance from the last state that worked.
-     */
+    fail(message) {
+      this.error = message;
+      this.alert('StreamLab could not start', el('span', '', message));
+      this.settle.fail(new Error(message));
+      // Later, so listeners added to a fresh handle hear it.
+      queueMicrotask(() => this.dispatch('error', { message }));
+    }
+
+    /** The instance trapped (a panic, a RuntimeError): nothing may call it again, not even
+     * free(); Restart mounts a fresh one. */
     crash(message) {
       if (this.crashed !== undefined || this.destroyed) return;
       this.crashed = message;
@@ -348,42 +404,28 @@
       this.pending.splice(0).forEach((p) => p.fail(error));
       if (this.checking) this.checkFailed(error);
       this.checking = null;
-      const box = el('div', 'sl-error');
-      box.setAttribute('role', 'alert');
-      const restart = el('button', 'primary', 'Restart this console');
-      restart.type = 'button';
-      restart.addEventListener('click', () => this.restart(), { once: true });
-      box.append(el('strong', '', 'StreamLab hit an internal error'),
+      this.alert('StreamLab hit an internal error',
         el('span', '', 'This console stopped; the rest of the page is not affected. Restarting continues from the last command that worked.'),
-        el('code', '', message), restart);
-      // It died rebuilding the saved work: restarting would replay the same.
-      if (this.restoring) box.append(' ', this.freshButton());
-      this.box.replaceChildren(box);
-      queueMicrotask(() => this.host.dispatchEvent(new CustomEvent('error', { bubbles: true, composed: true, detail: { message, internal: true } })));
+        el('code', '', message), button('Restart this console', () => this.restart(), 'primary'),
+        // Died rebuilding the save: a restart would replay it.
+        ...(this.restoring ? [' ', this.freshButton()] : []));
+      queueMicrotask(() => this.dispatch('error', { message, internal: true }));
     }
 
-    /** The saved work did not finish loading last time: the learner decides what happens. */
+    /** The save did not finish loading last time: the learner decides. */
     stalled() {
-      const box = el('div', 'sl-error');
-      box.setAttribute('role', 'alert');
-      const again = el('button', 'primary', 'Load it again');
-      again.type = 'button';
-      again.addEventListener('click', () => { this.retrying = true; this.restart(); }, { once: true });
-      box.append(el('strong', '', 'Your saved work here did not finish loading last time'),
-        el('span', '', 'The browser may have run out of memory rebuilding it. It is still saved. '), again, ' ', this.freshButton());
-      this.box.replaceChildren(box);
+      this.alert('Your saved work here did not finish loading last time',
+        el('span', '', 'The browser may have run out of memory rebuilding it. It is still saved. '),
+        button('Load it again', () => { this.retrying = true; this.restart(); }, 'primary'), ' ', this.freshButton());
       return this.ready;
     }
 
     freshButton() {
-      const fresh = el('button', '', 'Start without it');
-      fresh.type = 'button';
-      fresh.addEventListener('click', () => {
+      return button('Start without it', () => {
         this.fresh = true;
         try { localStorage.removeItem(`${this.storageKey()} loading`); } catch { /* storage off */ }
         this.restart();
-      }, { once: true });
-      return fresh;
+      });
     }
 
     restart() {
@@ -395,11 +437,11 @@
       return this.start();
     }
 
-    /** Runs `fn` on the mounted engine widget, loading it first when needed. */
+    /** Runs `fn` on the engine's widget, once mounted. */
     call(fn) {
       if (this.crashed !== undefined) return Promise.reject(new Error(`StreamLab hit an internal error: ${this.crashed}`));
       return this.start().then(() => fn(this.widget)).catch((error) => {
-        // A trap no panic hook saw (out of memory) stops the widget the same way.
+        // A trap no panic hook saw (out of memory).
         if (error instanceof WebAssembly.RuntimeError) this.crash(messageOf(error));
         throw error;
       });
@@ -408,9 +450,19 @@
     get handle() {
       if (this.api) return this.api;
       const w = this;
+      const asks = {};
+      for (const method of METHODS) asks[method] = (...args) => w.ask(method, args);
       this.api = {
         element: w.host,
         get ready() { return w.ready; },
+        destroy: () => w.destroy(),
+        on: (type, listener) => { w.host.addEventListener(type, listener); return w.api; },
+      };
+      Object.assign(this.api, remote ? {
+        ...asks,
+        getState: () => (w.latest ? w.latest.state : null),
+        exportScript: () => (w.latest ? w.latest.script : ''),
+      } : {
         run: (command) => w.call((e) => new Promise((done, fail) => {
           w.pending.push({ input: String(command), done, fail });
           e.run(String(command));
@@ -426,9 +478,7 @@
           w.checkFailed = fail;
           e.check();
         })),
-        destroy: () => w.destroy(),
-        on: (type, listener) => { w.host.addEventListener(type, listener); return w.api; },
-      };
+      });
       return this.api;
     }
 
@@ -436,7 +486,8 @@
       this.destroyed = true;
       if (this.visibility) this.visibility.disconnect();
       if (this.sizes) this.sizes.disconnect();
-      if (this.widget) {
+      removeEventListener('message', this.listener);
+      if (this.widget && !remote) {
         this.widget.destroy();
         this.widget.free();
         this.widget = null;
@@ -462,7 +513,7 @@
   class StreamLabElement extends HTMLElement {
     connectedCallback() {
       if (widgets.has(this)) return;
-      // Child elements (an inline lesson) are parsed after the start tag.
+      // Children (an inline lesson) are parsed after the start tag.
       const go = () => {
         if (!this.isConnected || widgets.has(this)) return;
         const raw = {};

@@ -1,5 +1,6 @@
 // The example course page's own script: logs every event the widgets raise (DOM events from
-// the <stream-lab> elements, postMessage envelopes from the quiz iframe) and sizes the iframe.
+// the <stream-lab> elements, postMessage envelopes from the quiz iframe) and gives the iframe
+// the height its widget reports, so the quiz is never cut off.
 (() => {
   'use strict';
   const TYPES = ['ready', 'command', 'check', 'task-complete', 'quiz-answer', 'progress', 'lesson-complete', 'resize', 'error'];
@@ -25,7 +26,7 @@
     if (event.origin !== location.origin || event.source !== quiz.contentWindow) return;
     if (!m || m.source !== 'stream-lab' || m.v !== 1) return;
     log('#quiz', m.type, m.payload);
-    if (m.type === 'resize' && m.payload.height > 0) quiz.style.height = `${m.payload.height + 4}px`;
+    if (m.type === 'resize' && m.payload.height > 0) quiz.style.height = `${m.payload.height}px`;
   });
   quiz.src = `${quiz.dataset.src}&origin=${encodeURIComponent(location.origin)}`;
 })();

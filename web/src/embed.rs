@@ -344,7 +344,7 @@ pub struct Widget {
 fn restore_token(token: &str) -> Result<Playground, JsError> {
     SessionSpec::parse(token)
         .map(|spec| Playground::restore(&spec))
-        .map_err(|e| JsError::new(&format!("bad state: {e}")))
+        .map_err(|e| JsError::new(&format!("Bad state: {e}")))
 }
 
 /// Mounts a widget into `element` with options (a URL query, see `EmbedOptions::parse`);

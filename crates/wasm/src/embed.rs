@@ -109,7 +109,7 @@ impl EmbedOptions {
     /// then carries no JSON reader (serde_json's deserializer and a derived `Deserialize` per
     /// type cost kilobytes of the download), and embed.html already speaks this syntax.
     pub fn parse(query: &str) -> Result<EmbedOptions, String> {
-        let options = EmbedOptions::read(query).map_err(|e| format!("bad options: {e}"))?;
+        let options = EmbedOptions::read(query).map_err(|e| format!("Bad options: {e}"))?;
         match (options.mode.has_lesson(), &options.lesson) {
             (true, None) => Err(format!("mode {} needs a lesson", options.mode.name())),
             (false, Some(_)) => Err(format!("mode {} takes no lesson", options.mode.name())),
@@ -377,14 +377,14 @@ mod tests {
         );
         assert_eq!(
             EmbedOptions::parse("mode=arcade").unwrap_err(),
-            "bad options: unknown variant `arcade`, expected one of `sandbox`, `readonly`, `lesson`, `quiz`, `player`"
+            "Bad options: unknown variant `arcade`, expected one of `sandbox`, `readonly`, `lesson`, `quiz`, `player`"
         );
         let colour = EmbedOptions::parse("colour=red").unwrap_err();
-        assert!(colour.starts_with("bad options: unknown field `colour`, expected one of `mode`, `setup`"), "{colour}");
+        assert!(colour.starts_with("Bad options: unknown field `colour`, expected one of `mode`, `setup`"), "{colour}");
         assert!(EmbedOptions::parse("profile=redis-6").unwrap_err().contains("unknown profile 'redis-6'"));
         assert_eq!(
             EmbedOptions::parse("hints=yes").unwrap_err(),
-            "bad options: hints must be true or false, not `yes`"
+            "Bad options: hints must be true or false, not `yes`"
         );
         assert!(EmbedOptions::parse("attempt=-1").unwrap_err().contains("attempt must be a whole number"));
         assert!(EmbedOptions::parse("state=%E2%28").unwrap_err().contains("`state` is not well encoded"));
