@@ -516,7 +516,7 @@ impl<'a> PolicyIds<'a> {
 
     /// Parses the ids strictly (all of them, before anything changes).
     pub(crate) fn parsed_ids(&self) -> Result<Vec<StreamId>, CmdError> {
-        super::parse_strict_ids(&self.ids)
+        super::parse_strict_ids(self.ids)
     }
 
     /// The reply for a missing key or group: -1 for every id.
