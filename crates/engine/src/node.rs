@@ -171,13 +171,25 @@ impl Node {
     pub fn fields(&self, entry: &RawEntry) -> Vec<(Vec<u8>, Vec<u8>)> {
         let mut at = entry.body_at;
         let same = self.buf[entry.flags_at] & FLAG_SAME_FIELDS != 0;
+        // Loops rather than `collect` chains: each chain is a copy of its own in wasm.
+        let mut fields = Vec::new();
         if same {
-            self.master_fields.iter().map(|name| (name.to_vec(), read_value(&self.buf, &mut at))).collect()
+            fields.reserve(self.master_fields.len());
+            for name in &self.master_fields {
+                fields.push((name.to_vec(), read_value(&self.buf, &mut at)));
+            }
         } else {
+            // All the names come first, then all the values.
             let pairs = read_varint(&self.buf, &mut at) as usize;
-            let names: Vec<Vec<u8>> = (0..pairs).map(|_| read_value(&self.buf, &mut at)).collect();
-            names.into_iter().map(|name| (name, read_value(&self.buf, &mut at))).collect()
+            fields.reserve(pairs);
+            for _ in 0..pairs {
+                fields.push((read_value(&self.buf, &mut at), Vec::new()));
+            }
+            for (_, value) in &mut fields {
+                *value = read_value(&self.buf, &mut at);
+            }
         }
+        fields
     }
 }
 

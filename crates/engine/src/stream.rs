@@ -400,6 +400,16 @@ impl Stream {
         self.locate(id).is_some()
     }
 
+    /// [`Stream::contains`] for each id, in order: one loop for the callers that need the
+    /// answers before they change anything (a `collect` per call site is a copy each in wasm).
+    pub(crate) fn contain_each(&self, ids: &[StreamId]) -> Vec<bool> {
+        let mut exists = Vec::with_capacity(ids.len());
+        for &id in ids {
+            exists.push(self.contains(id));
+        }
+        exists
+    }
+
     /// The live entry with this id, and the key of its node.
     fn locate(&self, id: StreamId) -> Option<(StreamId, RawEntry)> {
         let (key, node) = self.nodes.range(..=id).next_back()?;

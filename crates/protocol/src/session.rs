@@ -467,7 +467,9 @@ impl Session {
         self.run(conn, args, now, &mut out);
         self.after_command(&mut out.deliveries);
         if self.speaks_resp2(conn) {
-            out.replies = out.replies.into_iter().map(Reply::into_resp2).collect();
+            for reply in &mut out.replies {
+                *reply = std::mem::replace(reply, Reply::NullBulk).into_resp2();
+            }
         }
         self.shape_deliveries(&mut out.deliveries);
         #[cfg(feature = "host")]

@@ -212,7 +212,7 @@ impl Stream {
         retry_count: Option<u64>,
         force: bool,
     ) -> u64 {
-        let exists: Vec<bool> = ids.iter().map(|&id| self.contains(id)).collect();
+        let exists = self.contain_each(ids);
         let Some(g) = self.groups.get_mut(group) else { return 0 };
         let fatal = i64::MAX as u64;
         let mut released = 0;
@@ -304,7 +304,7 @@ impl Stream {
         opts: ClaimOptions,
         now: i64,
     ) -> Vec<StreamId> {
-        let exists: Vec<bool> = ids.iter().map(|&id| self.contains(id)).collect();
+        let exists = self.contain_each(ids);
         let Some(g) = self.groups.get_mut(group) else { return Vec::new() };
         if let Some(last) = opts.last_id.filter(|&last| last > g.last_id) {
             let old = std::mem::replace(&mut g.last_id, last);

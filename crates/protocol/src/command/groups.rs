@@ -14,8 +14,8 @@ use streamlab_engine::{
 use super::read::{parse_read_args, streams_reply, ReadId};
 use super::streams::{outcome_code, PolicyIds};
 use super::{
-    arg, entry_reply, fields_reply, id_reply, is, parse_bound, parse_int, parse_int_or, parse_strict_id, rest, Block,
-    BoundKind, CommandSpec, Ctx, Outcome, Run, SubSpec,
+    arg, entry_reply, fields_reply, id_reply, is, parse_bound, parse_int, parse_int_or, parse_strict_id,
+    parse_strict_ids, rest, Block, BoundKind, CommandSpec, Ctx, Outcome, Run, SubSpec,
 };
 use crate::error::{CmdError, Msg};
 use crate::reply::Reply;
@@ -191,7 +191,11 @@ const XGROUP_HELP: &[&str] = &[
 ];
 
 fn help_reply(lines: &[&str]) -> Outcome {
-    Reply::Array(lines.iter().map(|line| Reply::Status((*line).to_owned())).collect()).into()
+    let mut reply = Vec::with_capacity(lines.len());
+    for line in lines {
+        reply.push(Reply::Status((*line).to_owned()));
+    }
+    Reply::Array(reply).into()
 }
 
 fn int(n: u64) -> Reply {
@@ -357,17 +361,15 @@ fn xreadgroup(ctx: &mut Ctx<'_>, args: &[Vec<u8>]) -> Result<Outcome, CmdError> 
                     }
                     None => Vec::new(),
                 };
-                let mut replies: Vec<Reply> = claimed
-                    .into_iter()
-                    .map(|c| {
-                        Reply::Array(vec![
-                            id_reply(c.entry.id),
-                            fields_reply(c.entry.fields),
-                            Reply::Integer(c.idle),
-                            int(c.delivered),
-                        ])
-                    })
-                    .collect();
+                let mut replies = Vec::with_capacity(claimed.len());
+                for c in claimed {
+                    replies.push(Reply::Array(vec![
+                        id_reply(c.entry.id),
+                        fields_reply(c.entry.fields),
+                        Reply::Integer(c.idle),
+                        int(c.delivered),
+                    ]));
+                }
                 let room = match parsed.count {
                     0 => Some(0),
                     count => count.checked_sub(replies.len() as u64).filter(|&room| room > 0),
@@ -380,15 +382,17 @@ fn xreadgroup(ctx: &mut Ctx<'_>, args: &[Vec<u8>]) -> Result<Outcome, CmdError> 
                 if replies.is_empty() && fresh.is_empty() {
                     continue;
                 }
-                replies.extend(fresh.into_iter().map(entry_reply));
+                for entry in fresh {
+                    replies.push(entry_reply(entry));
+                }
                 served.push((key.to_vec(), Reply::Array(replies)));
             }
             Serve::History(after) => {
                 let history = stream.read_group_history(group, consumer, after, parsed.count, now);
-                let entries = history
-                    .into_iter()
-                    .map(|(id, fields)| Reply::Array(vec![id_reply(id), fields.map_or(Reply::NullArray, fields_reply)]))
-                    .collect();
+                let mut entries = Vec::with_capacity(history.len());
+                for (id, fields) in history {
+                    entries.push(Reply::Array(vec![id_reply(id), fields.map_or(Reply::NullArray, fields_reply)]));
+                }
                 served.push((key.to_vec(), Reply::Array(entries)));
             }
         }
@@ -415,7 +419,7 @@ fn xreadgroup(ctx: &mut Ctx<'_>, args: &[Vec<u8>]) -> Result<Outcome, CmdError> 
 fn xack(ctx: &mut Ctx<'_>, args: &[Vec<u8>]) -> Result<Outcome, CmdError> {
     let Some(stream) = ctx.db.stream_mut(arg(args, 1))? else { return Ok(Reply::Integer(0).into()) };
     let Some(group) = stream.group_mut(arg(args, 2)) else { return Ok(Reply::Integer(0).into()) };
-    let ids = rest(args, 3).iter().map(|a| parse_strict_id(a)).collect::<Result<Vec<_>, _>>()?;
+    let ids = parse_strict_ids(rest(args, 3))?;
     let acked = ids.into_iter().filter(|&id| group.remove_pending(id)).count();
     Ok(int(acked as u64).into())
 }
@@ -460,7 +464,7 @@ fn xnack(ctx: &mut Ctx<'_>, args: &[Vec<u8>]) -> Result<Outcome, CmdError> {
             return Err(CmdError::Syntax);
         }
     }
-    let ids = raw_ids.iter().map(|a| parse_strict_id(a)).collect::<Result<Vec<_>, _>>()?;
+    let ids = parse_strict_ids(raw_ids)?;
     let stream = ctx
         .db
         .stream_mut(key)?
@@ -629,12 +633,14 @@ fn xclaim(ctx: &mut Ctx<'_>, args: &[Vec<u8>]) -> Result<Outcome, CmdError> {
 }
 
 fn claimed_reply(stream: &Stream, ids: Vec<StreamId>, just_id: bool) -> Vec<Reply> {
-    ids.into_iter()
-        .map(|id| match (just_id, stream.get(id)) {
+    let mut reply = Vec::with_capacity(ids.len());
+    for id in ids {
+        reply.push(match (just_id, stream.get(id)) {
             (false, Some(entry)) => entry_reply(entry),
             _ => id_reply(id),
-        })
-        .collect()
+        });
+    }
+    reply
 }
 
 // ----- XAUTOCLAIM ---------------------------------------------------------------------------
@@ -681,10 +687,14 @@ fn xautoclaim(ctx: &mut Ctx<'_>, args: &[Vec<u8>]) -> Result<Outcome, CmdError> 
 
     let stream = ctx.db.stream_mut(key)?.expect("checked above");
     let result = stream.auto_claim(group, consumer, AutoClaimOptions { min_idle, start, count, just_id }, ctx.now);
+    let mut deleted = Vec::with_capacity(result.deleted.len());
+    for id in result.deleted {
+        deleted.push(id_reply(id));
+    }
     Ok(Reply::Array(vec![
         id_reply(result.next),
         Reply::Array(claimed_reply(stream, result.claimed, just_id)),
-        Reply::Array(result.deleted.into_iter().map(id_reply).collect()),
+        Reply::Array(deleted),
     ])
     .into())
 }
@@ -703,7 +713,10 @@ fn xackdel(ctx: &mut Ctx<'_>, args: &[Vec<u8>]) -> Result<Outcome, CmdError> {
     let ids = request.parsed_ids()?;
     let stream = ctx.db.stream_mut(key)?.expect("checked above");
     let before = stream.len();
-    let results = ids.into_iter().map(|id| outcome_code(stream.ack_and_delete(group, id, request.policy))).collect();
+    let mut results = Vec::with_capacity(ids.len());
+    for id in ids {
+        results.push(outcome_code(stream.ack_and_delete(group, id, request.policy)));
+    }
     // Only removing entries counts as a change of the key; acknowledging alone does not.
     if stream.len() != before {
         ctx.db.touch(key);

@@ -176,7 +176,15 @@ pub fn all() -> impl Iterator<Item = &'static CommandSpec> {
 
 /// Finds a command by name, ignoring case.
 pub fn lookup(name: &[u8]) -> Option<&'static CommandSpec> {
-    all().find(|spec| spec.name.as_bytes().eq_ignore_ascii_case(name))
+    // Loops, not `all().find`: the flattening adapter is code of its own in wasm.
+    for family in FAMILIES {
+        for spec in family.iter() {
+            if spec.name.as_bytes().eq_ignore_ascii_case(name) {
+                return Some(spec);
+            }
+        }
+    }
+    None
 }
 
 /// The commands a profile has, family by family.
@@ -260,6 +268,16 @@ pub fn parse_strict_id(arg: &[u8]) -> Result<StreamId, CmdError> {
     Ok(StreamId::parse(arg, IdMode::Strict, 0)?)
 }
 
+/// Parses every id strictly, failing on the first bad one. One loop for the commands that
+/// take a list of ids: a `collect` into `Result` per call site is a copy of its own in wasm.
+pub fn parse_strict_ids(args: &[Vec<u8>]) -> Result<Vec<StreamId>, CmdError> {
+    let mut ids = Vec::with_capacity(args.len());
+    for a in args {
+        ids.push(parse_strict_id(a)?);
+    }
+    Ok(ids)
+}
+
 /// Which end of an interval a bound is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum BoundKind {
@@ -307,7 +325,12 @@ pub fn entry_reply(entry: Entry) -> Reply {
 
 /// Field/value pairs as a flat array.
 pub fn fields_reply(fields: Vec<(Vec<u8>, Vec<u8>)>) -> Reply {
-    Reply::Array(fields.into_iter().flat_map(|(f, v)| [Reply::Bulk(f), Reply::Bulk(v)]).collect())
+    let mut flat = Vec::with_capacity(2 * fields.len());
+    for (f, v) in fields {
+        flat.push(Reply::Bulk(f));
+        flat.push(Reply::Bulk(v));
+    }
+    Reply::Array(flat)
 }
 
 #[cfg(test)]

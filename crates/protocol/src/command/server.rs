@@ -316,8 +316,12 @@ fn mean(ttls: &[i64]) -> i64 {
 fn keyspace_section(ctx: &Ctx<'_>) -> String {
     let mut out = String::from("# Keyspace\r\n");
     if !ctx.db.is_empty() {
-        let ttls: Vec<i64> =
-            ctx.db.iter().filter_map(|(key, _)| ctx.db.expiry(key)).map(|at| (at - ctx.now).max(0)).collect();
+        let mut ttls = Vec::new();
+        for (key, _) in ctx.db.iter() {
+            if let Some(at) = ctx.db.expiry(key) {
+                ttls.push((at - ctx.now).max(0));
+            }
+        }
         let avg = mean(&ttls);
         // Valkey counts keys with expiring items where Redis counts hash fields with expiries.
         let last = if ctx.caps.info == InfoStyle::Valkey { "keys_with_volatile_items" } else { "subexpiry" };

@@ -403,7 +403,7 @@ fn xdel(ctx: &mut Ctx<'_>, args: &[Vec<u8>]) -> Result<Outcome, CmdError> {
     let key = arg(args, 1);
     // A missing key answers 0 before the ids are even parsed.
     let Some(stream) = ctx.db.stream_mut(key)? else { return Ok(Reply::Integer(0).into()) };
-    let ids = rest(args, 2).iter().map(|a| super::parse_strict_id(a)).collect::<Result<Vec<_>, _>>()?;
+    let ids = super::parse_strict_ids(rest(args, 2))?;
     let deleted = ids.into_iter().filter(|&id| stream.delete(id)).count();
     if deleted > 0 {
         ctx.db.touch(key);
@@ -516,7 +516,7 @@ impl<'a> PolicyIds<'a> {
 
     /// Parses the ids strictly (all of them, before anything changes).
     pub(crate) fn parsed_ids(&self) -> Result<Vec<StreamId>, CmdError> {
-        self.ids.iter().map(|a| super::parse_strict_id(a)).collect()
+        super::parse_strict_ids(self.ids)
     }
 
     /// The reply for a missing key or group: -1 for every id.
@@ -541,8 +541,10 @@ fn xdelex(ctx: &mut Ctx<'_>, args: &[Vec<u8>]) -> Result<Outcome, CmdError> {
     let request = PolicyIds::parse(args, 2)?;
     let Some(stream) = ctx.db.stream_mut(key)? else { return Ok(request.all_missing().into()) };
     let ids = request.parsed_ids()?;
-    let codes: Vec<Reply> =
-        ids.into_iter().map(|id| outcome_code(stream.delete_with_policy(id, request.policy))).collect();
+    let mut codes = Vec::with_capacity(ids.len());
+    for id in ids {
+        codes.push(outcome_code(stream.delete_with_policy(id, request.policy)));
+    }
     if codes.contains(&Reply::Integer(1)) {
         ctx.db.touch(key);
     }
