@@ -284,6 +284,11 @@ impl Tutor {
         self.lesson.render(text, self.variant)
     }
 
+    /// A console line or a reply in this variant (every name renamed, not only in code).
+    fn code(&self, text: &str) -> String {
+        self.lesson.variants[self.variant].apply(text)
+    }
+
     /// The lesson as the player shows it: texts in this variant, and the intro's demos run.
     pub fn view(&self) -> LessonView {
         let lesson = &self.lesson;
@@ -306,12 +311,13 @@ impl Tutor {
             })
             .collect();
         // Options and steps in this attempt's order, each with its number in the lesson.
-        let shown = |n: usize, texts: &[&str]| -> Vec<OptionView> {
+        let shown = |n: usize, texts: &[&str], render: &dyn Fn(&str) -> String| -> Vec<OptionView> {
             shown_order(lesson, n, self.attempt)
                 .into_iter()
-                .filter_map(|index| texts.get(index).map(|text| OptionView { index, text: self.text(text) }))
+                .filter_map(|index| texts.get(index).map(|text| OptionView { index, text: render(text) }))
                 .collect()
         };
+        let (prose, code) = (|t: &str| self.text(t), |t: &str| self.code(t));
         let tasks = lesson
             .tasks
             .iter()
@@ -327,16 +333,16 @@ impl Tutor {
                         continues: task.continues,
                     },
                     TaskKind::Predict(predict) => TaskKindView::Predict {
-                        command: self.text(&predict.command.text),
-                        options: shown(n, &predict.options.iter().map(|o| o.text.as_str()).collect::<Vec<_>>()),
+                        command: self.code(&predict.command.text),
+                        options: shown(n, &predict.options.iter().map(|o| o.text.as_str()).collect::<Vec<_>>(), &code),
                     },
                     TaskKind::Choice(choice) => TaskKindView::Choice {
-                        options: shown(n, &choice.options.iter().map(|o| o.text.as_str()).collect::<Vec<_>>()),
+                        options: shown(n, &choice.options.iter().map(|o| o.text.as_str()).collect::<Vec<_>>(), &prose),
                         multiple: choice.multiple,
                     },
                     TaskKind::Numeric(_) => TaskKindView::Numeric,
                     TaskKind::Order(order) => TaskKindView::Order {
-                        steps: shown(n, &order.steps.iter().map(String::as_str).collect::<Vec<_>>()),
+                        steps: shown(n, &order.steps.iter().map(String::as_str).collect::<Vec<_>>(), &prose),
                     },
                 },
             })
@@ -426,7 +432,7 @@ impl Tutor {
 
     /// The reference solution's lines (`name> COMMAND` runs on that connection).
     pub fn solution(&self, task: usize) -> Vec<String> {
-        self.goal(task).map_or_else(Vec::new, |goal| goal.solution.iter().map(|l| self.text(&l.text)).collect())
+        self.goal(task).map_or_else(Vec::new, |goal| goal.solution.iter().map(|l| self.code(&l.text)).collect())
     }
 
     /// Answers a question (option and step numbers are the lesson's, as [`OptionView::index`]
