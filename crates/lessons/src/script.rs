@@ -239,21 +239,29 @@ impl Variant {
 }
 
 /// The words of markdown that stand outside code, with the byte offset each starts at (words
-/// as [`Variant::apply`] reads them).
+/// as [`Variant::apply`] reads them). The end of a possessive or a contraction ("group's",
+/// "don't") is part of its English word, not a word of its own.
 pub fn prose_words(text: &str) -> Vec<(usize, &str)> {
     let mut found = Vec::new();
-    let mut offset = 0;
+    // The two characters before the current one, across parts: "`s`'s" is a possessive too.
+    let (mut offset, mut before) = (0, [' ', ' ']);
     for (code, part) in code_parts(text) {
         if !code {
             let mut start = None;
             for (i, c) in part.char_indices().chain(std::iter::once((part.len(), ' '))) {
                 match (is_word_char(c), start) {
-                    (true, None) => start = Some(i),
+                    (true, None) => {
+                        let suffix = matches!(before[1], '\'' | '’') && (is_word_char(before[0]) || before[0] == '`');
+                        start = (!suffix).then_some(i);
+                    }
                     (false, Some(s)) => {
                         found.push((offset + s, &part[s..i]));
                         start = None;
                     }
                     _ => {}
+                }
+                if i < part.len() {
+                    before = [before[1], c];
                 }
             }
         }
@@ -347,8 +355,9 @@ mod tests {
         );
         assert_eq!(variant.apply_prose("``jobs`` and `alice`'s"), "``tasks`` and `ana`'s");
         assert_eq!(variant.apply_prose("an open `jobs"), "an open `tasks", "an unclosed span is code to the end");
-        let words: Vec<&str> = prose_words("alice `jobs` x-1 ```jobs```").into_iter().map(|(_, w)| w).collect();
-        assert_eq!(words, ["alice", "x-1"]);
+        let words: Vec<&str> =
+            prose_words("alice `jobs` x-1 ```jobs``` bob's `s`'s 's").into_iter().map(|(_, w)| w).collect();
+        assert_eq!(words, ["alice", "x-1", "bob", "s"], "a possessive's `s` is no word, one on its own is");
         // Parameters first, then ids and names: `${n}-0` is an id like any other.
         assert_eq!(variant.apply("jobs ${n * 2}-0 COUNT ${n}"), "tasks 1006-0 COUNT 3");
         assert!(changes_state("XADD s * f v") && changes_state("xgroup setid s g 0") && changes_state("PUBLISH c m"));

@@ -410,11 +410,13 @@ impl Tutor {
     }
 
     /// Checks a reach-state task on the learner's session as it is now. `start` is how many
-    /// steps the session had when the task started (the learner's commands come after).
-    pub fn check(&self, task: usize, playground: &Playground, start: usize) -> Option<CheckEvent> {
+    /// steps the session had when the task started (the learner's commands come after);
+    /// `place` is the task's place among those the player plays (the event's `task`).
+    pub fn check(&self, task: usize, place: usize, playground: &Playground, start: usize) -> Option<CheckEvent> {
         let verdict = judge(&self.lesson, task, self.variant, playground.console(), start).ok()?;
         Some(CheckEvent {
-            task,
+            task: place,
+            lesson_task: task,
             passed: verdict.passed,
             misconception: verdict.misconception,
             hints: verdict.failures.iter().filter_map(|f| f.hint.clone()).collect(),
@@ -485,24 +487,24 @@ mod tests {
         let mut lab = tutor.start(0).unwrap();
         assert_eq!(lab.snapshot().current, "default");
         let start = lab.step_count();
-        let check = tutor.check(0, &lab, start).unwrap();
+        let check = tutor.check(0, 0, &lab, start).unwrap();
         assert_eq!(check.failed, ["carol holds 0 of 3.", "carol ran XAUTOCLAIM 0 times."]);
         assert_eq!(check.hints, ["Claim from the start of the pending list."]);
         // Looking first is free; XCLAIM of one id is the misconception the lesson names.
         lab.switch("carol");
         lab.run("XPENDING jobs workers - + 10");
         lab.run("XCLAIM jobs workers carol 0 1-0");
-        let check = tutor.check(0, &lab, start).unwrap();
+        let check = tutor.check(0, 0, &lab, start).unwrap();
         assert_eq!((check.passed, check.commands), (false, 1));
         assert_eq!(check.misconception.as_deref(), Some("XCLAIM takes only the ids you name."));
         lab.run("XAUTOCLAIM jobs workers carol 55000 0-0");
-        let check = tutor.check(0, &lab, start).unwrap();
+        let check = tutor.check(0, 0, &lab, start).unwrap();
         assert_eq!((check.passed, check.commands, check.par), (true, 2, 1));
         // The goal is the start with the solution run.
         let goal = tutor.goal_snapshot(0).unwrap();
         assert!(goal.streams[0].groups.iter().any(|g| g.name == "workers" && g.pending == 3));
         // Questions are answered, not checked on the session.
-        assert!(tutor.check(2, &lab, start).is_none());
+        assert!(tutor.check(2, 2, &lab, start).is_none());
         assert!(tutor.answer(2, &Answer::Typed("2".into())).unwrap().correct);
         assert!(tutor.answer(4, &Answer::Options(vec![0, 1])).unwrap().correct);
         assert_eq!(tutor.option_why(4, 2), Ok((false, "It only waits longer.".to_owned())));
@@ -550,7 +552,7 @@ mod tests {
         let mut lab = tutor.start(0).unwrap();
         let start = lab.step_count();
         lab.run("carol> XAUTOCLAIM jobs workers carol 55000 0-0");
-        assert!(!tutor.check(0, &lab, start).unwrap().passed);
+        assert!(!tutor.check(0, 0, &lab, start).unwrap().passed);
         assert_eq!(rich(3).variant(), 0, "the attempts go round the variants");
         assert_eq!(tutor.attempt(2).variant(), 2);
     }
