@@ -51,7 +51,7 @@ test('the course page: sandbox, lesson and quiz raise the events they document',
 
     // The sandbox, under its paragraph.
     const ready = await waitEvent(page, '#sandbox', 'ready');
-    assert.deepEqual(ready, { mode: 'sandbox', profile: 'redis-8.10', steps: 3, lesson: null, tasks: 0, attempt: null, variant: null });
+    assert.deepEqual(ready, { mode: 'sandbox', profile: 'redis-8.10', lesson: null, tasks: 0, attempt: null, variant: null });
     const sandbox = page.locator('#sandbox');
     await typeIn(sandbox, 'XREADGROUP GROUP workers alice COUNT 1 STREAMS jobs >');
     const command = await waitEvent(page, '#sandbox', 'command');
@@ -81,8 +81,8 @@ test('the course page: sandbox, lesson and quiz raise the events they document',
     // The lesson: a wrong path first (the lesson foresaw it), a hint, then the right one.
     await page.locator('#lesson').scrollIntoViewIfNeeded();
     const lessonReady = await waitEvent(page, '#lesson', 'ready');
-    assert.deepEqual([lessonReady.mode, lessonReady.lesson, lessonReady.tasks, lessonReady.attempt, lessonReady.variant],
-      ['lesson', 'where-a-group-starts', tasks.length, 0, 0]);
+    assert.deepEqual([lessonReady.mode, lessonReady.profile, lessonReady.lesson, lessonReady.tasks, lessonReady.attempt, lessonReady.variant],
+      ['lesson', 'redis-8.2', 'where-a-group-starts', tasks.length, 0, 0]);
     const lesson = page.locator('#lesson');
     await typeIn(lesson, 'XGROUP CREATE orders backfill $');
     await lesson.getByRole('button', { name: 'Check' }).click();
@@ -96,9 +96,9 @@ test('the course page: sandbox, lesson and quiz raise the events they document',
     await lesson.getByRole('button', { name: 'Reset' }).click();
     await typeIn(lesson, tasks[0].solution[0]);
     const checked = await page.evaluate(() => document.getElementById('lesson').check());
-    assert.deepEqual(checked, { task: 0, passed: true, failed: [], misconception: null, hints: [], commands: 1, par: 1 });
+    assert.deepEqual(checked, { task: 0, lessonTask: 0, passed: true, failed: [], misconception: null, hints: [], commands: 1, par: 1 });
     const done = await waitEvent(page, '#lesson', 'task-complete');
-    assert.deepEqual(done, { task: 0, score: 2, max: 3, commands: 1, par: 1, hintsUsed: 1, solutionViewed: false });
+    assert.deepEqual(done, { task: 0, lessonTask: 0, score: 2, max: 3, commands: 1, par: 1, hintsUsed: 1, solutionViewed: false });
     const progress = await waitEvent(page, '#lesson', 'progress');
     const max = tasks.reduce((n, t) => n + (t.kind === 'reach-state' ? 3 : 1), 0);
     assert.deepEqual(progress, { lesson: 'where-a-group-starts', done: 1, total: tasks.length, score: 2, max });
@@ -114,7 +114,9 @@ test('the course page: sandbox, lesson and quiz raise the events they document',
     // Options are tried in the order shown until one is right.
     await page.locator('#quiz').scrollIntoViewIfNeeded();
     const quizReady = await waitEvent(page, '#quiz', 'ready');
-    assert.deepEqual([quizReady.mode, quizReady.tasks, quizReady.attempt], ['quiz', questions.length, 0]);
+    // The iframe answers as the lesson's server, and says so.
+    assert.deepEqual([quizReady.mode, quizReady.profile, quizReady.tasks, quizReady.attempt], ['quiz', 'redis-8.2', questions.length, 0]);
+    assert.ok(questions[0] > 0, 'the quiz skips the lesson\'s first task');
     const quiz = page.frameLocator('#quiz');
     const count = await quiz.locator('.quiz .option input').count();
     let tries = 0;
@@ -122,14 +124,15 @@ test('the course page: sandbox, lesson and quiz raise the events they document',
       await quiz.locator('.quiz .option input').nth(n).check();
       await quiz.getByRole('button', { name: 'Answer' }).click();
       const answer = await waitEvent(page, '#quiz', 'quiz-answer', ++tries);
-      assert.equal(answer.task, questions[0]);
+      // Question 1 is task 0, whatever its place in the lesson (lessonTask, as the grader counts).
+      assert.deepEqual([answer.task, answer.lessonTask], [0, questions[0]]);
       assert.equal(typeof answer.option, 'number');
       assert.deepEqual([answer.options, answer.order, answer.typed], [null, null, null]);
       if (answer.correct) break;
       await quiz.getByRole('button', { name: 'Try again' }).click();
     }
     assert.deepEqual(await waitEvent(page, '#quiz', 'task-complete'),
-      { task: questions[0], score: tries === 1 ? 1 : 0, max: 1, commands: 0, par: 0, hintsUsed: 0, solutionViewed: false });
+      { task: 0, lessonTask: questions[0], score: tries === 1 ? 1 : 0, max: 1, commands: 0, par: 0, hintsUsed: 0, solutionViewed: false });
     const envelope = await page.evaluate(() => window.rawMessages.find((m) => m.data.type === 'quiz-answer'));
     assert.equal(envelope.origin, new URL(server.url).origin);
     assert.deepEqual(Object.keys(envelope.data).sort(), ['payload', 'source', 'type', 'v']);
@@ -276,9 +279,22 @@ title = "<img src=x onerror=alert(1)>"
 </script></stream-lab>
       <stream-lab id="no-lesson" mode="quiz" loading="eager"></stream-lab>
       <stream-lab id="bad-profile" profile="redis-6.0" loading="eager"></stream-lab>
-      <stream-lab id="good" loading="eager" layout="console" setup="XADD s 1-0 f v"></stream-lab>`);
+      <stream-lab id="good" loading="eager" layout="console" setup="XADD s 1-0 f v"></stream-lab>
+      <stream-lab id="bad-setup" loading="eager" layout="console" setup="XADD s 1-0 f v
+XGROUP CREATE s g 0 BOGUS
+XADD s 2-0 f v"></stream-lab>`);
     await page.goto(server.url + 'test/broken.html');
-    await page.waitForFunction(() => window.seen.length >= 6);
+    await page.waitForFunction(() => window.seen.length >= 8);
+    // A setup line that fails raises `error` naming it, then the widget is ready all the same:
+    // the other lines ran, and its console shows the error.
+    const setup = await page.evaluate(() => window.seen.filter(([id]) => id === 'bad-setup').map(([, t, d]) => [t, d]));
+    const reply = "(error) ERR unknown subcommand or wrong number of arguments for 'CREATE'. Try XGROUP HELP.";
+    assert.deepEqual(setup[0], ['error', {
+      message: `setup[1] failed: \`XGROUP CREATE s g 0 BOGUS\` printed ${reply}`, index: 1, input: 'XGROUP CREATE s g 0 BOGUS', reply,
+    }]);
+    assert.deepEqual([setup.length, setup[1][0], setup[1][1].mode], [2, 'ready', 'sandbox']);
+    await page.locator('#bad-setup').getByText(reply).waitFor();
+    assert.equal((await page.evaluate(() => document.getElementById('bad-setup').run('XLEN s'))).reply, '(integer) 2');
     const seen = Object.fromEntries(await page.evaluate(() => window.seen.map(([id, t, d]) => [id, [t, d.message ?? d.mode]])));
     assert.deepEqual(seen.good, ['ready', 'sandbox']);
     assert.match(seen['bad-mode'][1], /mode must be one of sandbox, readonly, lesson, quiz, player, not "arcade"/);
@@ -293,8 +309,8 @@ title = "<img src=x onerror=alert(1)>"
     }
     // Lesson text never becomes HTML.
     assert.equal(await page.evaluate(() => document.getElementById('bad-inline').shadowRoot.querySelectorAll('img').length), 0);
-    const reply = await page.evaluate(() => document.getElementById('good').run('XLEN s'));
-    assert.equal(reply.reply, '(integer) 1');
+    const good = await page.evaluate(() => document.getElementById('good').run('XLEN s'));
+    assert.equal(good.reply, '(integer) 1');
     await screenshot(page, 'embed-broken.png');
   });
 });
@@ -412,7 +428,8 @@ options = [
     await quiz.getByRole('button', { name: 'Answer' }).click();
     await page.waitForFunction(() => window.seen.some(([id, type]) => id === 'inline' && type === 'lesson-complete'));
     const of = (type) => page.evaluate((t) => window.seen.filter(([id, k]) => id === 'inline' && k === t).map(([, , d]) => d), type);
-    assert.deepEqual((await of('quiz-answer')).map((a) => [a.task, a.option, a.correct]), [[1, 0, true]]);
+    // The lesson's second task, the quiz's first question: task 0.
+    assert.deepEqual((await of('quiz-answer')).map((a) => [a.task, a.lessonTask, a.option, a.correct]), [[0, 1, 0, true]]);
     assert.deepEqual(await of('lesson-complete'), [{ lesson: 'tiny', done: 1, total: 1, score: 1, max: 1 }]);
     assert.deepEqual((await of('progress')).at(-1), { lesson: 'tiny', done: 1, total: 1, score: 1, max: 1 });
 
@@ -502,7 +519,7 @@ test('an inline lesson in a player widget: the events carry attempts, misconcept
     await widget.getByRole('button', { name: 'Check', exact: true }).click();
     const wrong = await last('rich', 'check', 1);
     assert.deepEqual(wrong, {
-      task: 0, passed: false, failed: ['carol holds 1 of 4.', 'carol ran XAUTOCLAIM 0 times.'],
+      task: 0, lessonTask: 0, passed: false, failed: ['carol holds 1 of 4.', 'carol ran XAUTOCLAIM 0 times.'],
       misconception: 'XCLAIM takes only the ids you name.', hints: ['Claim from the start of the pending list.'],
       commands: 1, par: 1,
     });
@@ -514,7 +531,7 @@ test('an inline lesson in a player widget: the events carry attempts, misconcept
     await widget.getByRole('button', { name: 'Check', exact: true }).click();
     assert.equal((await last('rich', 'check', 2)).passed, true);
     assert.deepEqual(await last('rich', 'task-complete', 1),
-      { task: 0, score: 2, max: 3, commands: 1, par: 1, hintsUsed: 1, solutionViewed: false });
+      { task: 0, lessonTask: 0, score: 2, max: 3, commands: 1, par: 1, hintsUsed: 1, solutionViewed: false });
     // The chained task continues from the widget's own session.
     await widget.getByRole('button', { name: 'Next →' }).click();
     await widget.getByText('continues from where you left off').waitFor();
@@ -531,7 +548,7 @@ test('an inline lesson in a player widget: the events carry attempts, misconcept
     await widget.getByLabel('XCLAIM', { exact: true }).check();
     await widget.getByRole('button', { name: 'Answer' }).click();
     const single = await last('rich', 'quiz-answer', 1);
-    assert.deepEqual(single, { task: 2, option: 1, options: null, order: null, typed: null, correct: false, why: 'XCLAIM claims only the ids you name.' });
+    assert.deepEqual(single, { task: 2, lessonTask: 2, option: 1, options: null, order: null, typed: null, correct: false, why: 'XCLAIM claims only the ids you name.' });
     // A number.
     await tasks.nth(5).click();
     await widget.getByLabel('A whole number').fill('1');

@@ -10,7 +10,7 @@
 use std::cell::RefCell;
 use std::rc::Rc;
 
-use streamlab_wasm::embed::{CommandEvent, EmbedOptions, ErrorEvent, Layout, Mode, ReadyEvent};
+use streamlab_wasm::embed::{CommandEvent, EmbedOptions, ErrorEvent, Layout, Mode, ReadyEvent, SetupErrorEvent};
 use streamlab_wasm::json;
 use streamlab_wasm::lesson::{describe, split_connection, Progress, Tutor};
 use streamlab_wasm::{OutputView, Playground, SessionSpec};
@@ -171,6 +171,22 @@ impl Shared {
     }
 }
 
+/// Runs the `setup` lines one at a time, raising `error` for each that printed one (before
+/// `ready`, which still follows: see [`SetupErrorEvent`]).
+fn run_setup(shared: &Shared, mut state: Rc<AppState>) -> Rc<AppState> {
+    for (index, line) in shared.options.setup.iter().enumerate() {
+        let before = state.noted;
+        state = state.reduce(Action::RunAll(vec![line.clone()]));
+        let new = (state.noted - before) as usize;
+        let output: Vec<OutputView> =
+            state.log.iter().skip(state.log.len().saturating_sub(new)).flat_map(|e| e.output.iter().cloned()).collect();
+        if let Some(event) = SetupErrorEvent::new(index, line, &output) {
+            shared.emit("error", &json(&event));
+        }
+    }
+    state
+}
+
 /// Reads the options' lesson (validated in full unless it is the site's own) and plays it
 /// under the options' rules, on the options' attempt or else a random one (it picks the
 /// variant and the order options are shown in; `ready` reports it).
@@ -208,7 +224,7 @@ fn Embed(props: &EmbedProps) -> Html {
             let state = if shared.options.state.is_some() || shared.lesson.is_some() {
                 state
             } else {
-                state.reduce(Action::RunAll(shared.options.setup.clone()))
+                run_setup(&shared, state)
             };
             Rc::unwrap_or_clone(state)
         })
@@ -238,13 +254,12 @@ fn Embed(props: &EmbedProps) -> Html {
         });
     }
     {
-        let (shared, steps) = (shared.clone(), state.step_count);
+        let shared = shared.clone();
         use_effect_with((), move |_| {
             let lesson = shared.lesson.as_ref().map(|l| l.borrow());
             let ready = ReadyEvent {
                 mode: shared.options.mode.name(),
-                profile: shared.lab.borrow().spec().profile.to_string(),
-                steps,
+                profile: shared.lab.borrow().console().session().profile().to_string(),
                 lesson: lesson.as_ref().map(|l| l.view.id.clone()),
                 tasks: lesson.as_ref().map_or(0, |l| l.order.len()),
                 attempt: lesson.as_ref().map(|l| l.attempt),

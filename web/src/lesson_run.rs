@@ -261,7 +261,7 @@ impl LessonRun {
         let task = self.task();
         let mut event = self
             .tutor
-            .check(task, lab, self.start)
+            .check(task, self.at, lab, self.start)
             .ok_or_else(|| format!("task {task} is a question: answer it instead of checking"))?;
         // Where the host turns hints off, the event does not carry them either.
         if !self.rules.hints {
@@ -273,7 +273,8 @@ impl LessonRun {
         if event.passed && run.score.is_none() {
             let hints = run.hints.len();
             let complete = TaskCompleteEvent {
-                task,
+                task: self.at,
+                lesson_task: task,
                 score: task_score(event.commands, event.par, hints, run.solution),
                 max: TASK_MAX,
                 commands: event.commands,
@@ -307,8 +308,10 @@ impl LessonRun {
             .map(|(index, correct, why)| Judged { index, correct, why })
             .collect();
         let typed_prediction = matches!(kind, TaskKindView::Predict { options, .. } if options.is_empty());
+        // Events number tasks as the learner sees them: question 1 of a quiz is 0.
         let mut event = QuizAnswerEvent {
-            task,
+            task: self.at,
+            lesson_task: task,
             option: None,
             options: None,
             order: None,
@@ -335,7 +338,8 @@ impl LessonRun {
         if run.score.is_none() {
             if event.correct {
                 let complete = TaskCompleteEvent {
-                    task,
+                    task: self.at,
+                    lesson_task: task,
                     score: u32::from(run.wrong == 0 && !run.solution),
                     max: 1,
                     commands: 0,
@@ -410,7 +414,7 @@ impl LessonRun {
     /// A task is complete: its score is kept, and `task-complete` and the progress events
     /// are raised.
     fn complete(&mut self, complete: TaskCompleteEvent, events: &mut Events) {
-        let run = &mut self.runs[complete.task];
+        let run = &mut self.runs[complete.lesson_task];
         run.score = Some(complete.score);
         run.done = true;
         events.push(("task-complete", json(&complete)));
@@ -520,6 +524,30 @@ mod tests {
         let quiz = run(Rules { questions_only: true, ..PAGE }, &Progress::default());
         assert!(quiz.order.iter().all(|&t| is_question(&quiz.view.tasks[t].kind)));
         assert!(!quiz.order.is_empty() && quiz.order.len() < quiz.view.tasks.len());
+    }
+
+    #[test]
+    fn events_number_tasks_as_the_widget_shows_them() {
+        // A quiz plays only the questions: its first one is task 0 whatever its place in the
+        // lesson, and `lessonTask` is that place, the number the grader takes.
+        let (mut quiz, lab) = started(Rules { questions_only: true, ..PAGE }, &Progress::default());
+        let first = quiz.order[0];
+        assert!(first > 0, "the fixture's first question is not its first task");
+        let answer = match &quiz.view.tasks[first].kind {
+            TaskKindView::Predict { options, .. } if options.is_empty() => Answer::Typed("0".into()),
+            TaskKindView::Choice { multiple: true, .. } => Answer::Options(vec![0]),
+            TaskKindView::Numeric => Answer::Typed("0".into()),
+            TaskKindView::Order { steps } => Answer::Order((0..steps.len()).collect()),
+            _ => Answer::Option(0),
+        };
+        let events = quiz.step(Step::Answer(answer), &lab).unwrap();
+        assert!(events[0].1.starts_with(&format!("{{\"task\":0,\"lessonTask\":{first},")), "{events:?}");
+        // In lesson and player modes every task is shown, so the two numbers agree.
+        let (mut r, mut lab) = started(PAGE, &Progress::default());
+        type_lines(&mut lab, &["carol> XAUTOCLAIM jobs workers carol 55000 0-0"]);
+        let events = r.check(&lab).unwrap();
+        assert!(events[0].1.starts_with("{\"task\":0,\"lessonTask\":0,"), "{events:?}");
+        assert!(events[1].1.starts_with("{\"task\":0,\"lessonTask\":0,"), "{events:?}");
     }
 
     #[test]

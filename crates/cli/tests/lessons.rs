@@ -38,7 +38,7 @@ values = { s = "t" }
 [[task]]
 kind = "reach-state"
 title = "Grow"
-prompt = "Add `2-0` to s."
+prompt = "Add `2-0` to `s`."
 hints = ["XADD"]
 solution = ["XADD s 2-0 f v"]
 must_not_pass = [["XADD s 3-0 f v"]]

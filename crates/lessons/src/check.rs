@@ -87,10 +87,10 @@ impl Lesson {
         self.tasks.get(n).ok_or(CheckError::NoSuchTask(n))
     }
 
-    /// Lesson text as the learner sees it in a variant (parameters filled in, ids shifted,
-    /// values renamed).
+    /// Lesson text (markdown) as the learner sees it in a variant: parameters filled in, ids
+    /// shifted, names renamed inside code ([`Variant::apply_prose`]).
     pub fn render(&self, text: &str, variant: usize) -> String {
-        self.variants.get(variant).map_or_else(|| text.to_owned(), |v| v.apply(text))
+        self.variants.get(variant).map_or_else(|| text.to_owned(), |v| v.apply_prose(text))
     }
 
     /// Where a variant's virtual clock starts (Unix ms).
@@ -368,7 +368,7 @@ impl<'a> Scene<'a> {
             } else {
                 self.failures(&m.when).is_empty()
             };
-            fires.then(|| self.variant.apply(&m.message))
+            fires.then(|| self.variant.apply_prose(&m.message))
         })
     }
 
@@ -425,7 +425,7 @@ impl<'a> Scene<'a> {
         for (name, value) in &fields {
             values.push((name, value.as_str()));
         }
-        let message = render_template(&variant.apply(&check.message), &values);
+        let message = render_template(&variant.apply_prose(&check.message), &values);
         let message = match &missing {
             Some(why) => {
                 let mut text = message.as_str();
@@ -437,7 +437,7 @@ impl<'a> Scene<'a> {
             None => message,
         };
         let actual = missing.unwrap_or(shown);
-        let hint = check.hint.as_ref().map(|h| variant.apply(h));
+        let hint = check.hint.as_ref().map(|h| variant.apply_prose(h));
         Some(Failure { message, expected, actual, hint, line: check.line })
     }
 }

@@ -47,11 +47,11 @@ pub fn check_answer(lesson: &Lesson, task: usize, variant: usize, answer: &Answe
                 TaskKind::Predict(_) => predicted_reply(lesson, task, variant)?,
                 _ => String::new(),
             };
-            (option.correct, reply, v.apply(&option.why))
+            (option.correct, reply, v.apply_prose(&option.why))
         }
         (TaskKind::Predict(predict), Answer::Typed(text)) => {
             let reply = predicted_reply(lesson, task, variant)?;
-            (normalise_reply(text) == normalise_reply(&reply), reply, v.apply(&predict.explain))
+            (normalise_reply(text) == normalise_reply(&reply), reply, v.apply_prose(&predict.explain))
         }
         (TaskKind::Choice(choice), Answer::Options(chosen)) if multiple => {
             if let Some(&n) = chosen.iter().find(|&&n| n >= choice.options.len()) {
@@ -80,7 +80,7 @@ pub fn check_answer(lesson: &Lesson, task: usize, variant: usize, answer: &Answe
             let text = text.trim();
             let given = params::parse_i64(text.strip_prefix("(integer)").unwrap_or(text).trim());
             if given == Some(right) {
-                (true, right.to_string(), v.apply(&numeric.explain))
+                (true, right.to_string(), v.apply_prose(&numeric.explain))
             } else if given.is_none() {
                 (false, String::new(), "The answer is a whole number.".to_owned())
             } else {
@@ -104,7 +104,7 @@ pub fn check_answer(lesson: &Lesson, task: usize, variant: usize, answer: &Answe
                 placed += usize::from(at == s);
             }
             if placed == n {
-                (true, String::new(), v.apply(&order.explain))
+                (true, String::new(), v.apply_prose(&order.explain))
             } else {
                 (false, String::new(), format!("{placed} of {n} steps are in the right place."))
             }
@@ -137,7 +137,7 @@ fn count(n: usize, one: &str, many: &str) -> String {
 pub fn option_why(lesson: &Lesson, task: usize, variant: usize, option: usize) -> Result<(bool, String), CheckError> {
     let options = lesson.task(task)?.kind.options();
     let chosen = options.get(option).ok_or(CheckError::NoSuchOption(option))?;
-    Ok((chosen.correct, lesson.variant(variant)?.apply(&chosen.why)))
+    Ok((chosen.correct, lesson.variant(variant)?.apply_prose(&chosen.why)))
 }
 
 /// The right number of a numeric question on a variant.

@@ -158,11 +158,26 @@ impl Variant {
         self.ids == 0 && self.clock == 0 && self.values.is_empty() && self.changed.is_empty()
     }
 
-    /// Rewrites text for this variant: every `${expr}` becomes its value with this variant's
-    /// parameters; then every word (a run of letters, digits, `-` and `_`) that is an explicit
-    /// stream id `MS-SEQ` or `MS-*` with `MS > 0` gets `ids` added to `MS`, and every word
-    /// equal to a key of `values` becomes its value. Everything else is kept.
+    /// Rewrites a line, a check's field or a reply for this variant: every `${expr}` becomes
+    /// its value with this variant's parameters; then every word (a run of letters, digits,
+    /// `-` and `_`) that is an explicit stream id `MS-SEQ` or `MS-*` with `MS > 0` gets `ids`
+    /// added to `MS`, and every word equal to a key of `values` becomes its value. Everything
+    /// else is kept.
     pub fn apply(&self, text: &str) -> String {
+        self.rewrite(text, false)
+    }
+
+    /// Rewrites markdown (a prompt, a hint, a message, an option) for this variant: like
+    /// [`Variant::apply`], except that names are replaced only inside code (backtick spans
+    /// and fenced blocks). Outside code the words are English, and a name that is also an
+    /// ordinary word ("three `events`" against "three events") must keep its sentence's
+    /// grammar; the validator rejects a renamed word outside code, so a name the learner must
+    /// type never goes stale there either.
+    pub fn apply_prose(&self, text: &str) -> String {
+        self.rewrite(text, true)
+    }
+
+    fn rewrite(&self, text: &str, prose: bool) -> String {
         let substituted;
         let text = if params::has_placeholder(text) {
             substituted = params::substitute(text, &self.params);
@@ -174,6 +189,17 @@ impl Variant {
             return text.to_owned();
         }
         let mut out = String::with_capacity(text.len() + 8);
+        if prose {
+            for (code, part) in code_parts(text) {
+                self.rewrite_words(part, code, &mut out);
+            }
+        } else {
+            self.rewrite_words(text, true, &mut out);
+        }
+        out
+    }
+
+    fn rewrite_words(&self, text: &str, names: bool, out: &mut String) {
         let mut word = String::new();
         for c in text.chars() {
             // `MS-*` (an explicit time with an automatic sequence) is one word.
@@ -181,20 +207,19 @@ impl Variant {
             if is_word_char(c) || auto_seq {
                 word.push(c);
             } else {
-                self.push_word(&mut out, &word);
+                self.push_word(out, &word, names);
                 word.clear();
                 out.push(c);
             }
         }
-        self.push_word(&mut out, &word);
-        out
+        self.push_word(out, &word, names);
     }
 
-    fn push_word(&self, out: &mut String, word: &str) {
+    fn push_word(&self, out: &mut String, word: &str, names: bool) {
         if word.is_empty() {
             return;
         }
-        if let Some(value) = self.values.get(word) {
+        if let Some(value) = self.values.get(word).filter(|_| names) {
             out.push_str(value);
             return;
         }
@@ -211,6 +236,74 @@ impl Variant {
         }
         out.push_str(word);
     }
+}
+
+/// The words of markdown that stand outside code, with the byte offset each starts at (words
+/// as [`Variant::apply`] reads them). The end of a possessive or a contraction ("group's",
+/// "don't") is part of its English word, not a word of its own.
+pub fn prose_words(text: &str) -> Vec<(usize, &str)> {
+    let mut found = Vec::new();
+    // The two characters before the current one, across parts: "`s`'s" is a possessive too.
+    let (mut offset, mut before) = (0, [' ', ' ']);
+    for (code, part) in code_parts(text) {
+        if !code {
+            let mut start = None;
+            for (i, c) in part.char_indices().chain(std::iter::once((part.len(), ' '))) {
+                match (is_word_char(c), start) {
+                    (true, None) => {
+                        let suffix = matches!(before[1], '\'' | '’') && (is_word_char(before[0]) || before[0] == '`');
+                        start = (!suffix).then_some(i);
+                    }
+                    (false, Some(s)) => {
+                        found.push((offset + s, &part[s..i]));
+                        start = None;
+                    }
+                    _ => {}
+                }
+                if i < part.len() {
+                    before = [before[1], c];
+                }
+            }
+        }
+        offset += part.len();
+    }
+    found
+}
+
+/// Markdown cut into (is code, text) parts that together are the text: a fenced block's or a
+/// backtick span's content is code, its backticks belong to the prose around it.
+pub(crate) fn code_parts(text: &str) -> Vec<(bool, &str)> {
+    // Cut with `get` at backticks (ASCII, so always character boundaries): slicing would link
+    // the grader's wasm to the panic path of a bad boundary, kilobytes of formatting.
+    fn cut(s: &str, at: usize) -> (&str, &str) {
+        (s.get(..at).unwrap_or_default(), s.get(at..).unwrap_or_default())
+    }
+    let mut parts = Vec::new();
+    let mut rest = text;
+    loop {
+        let Some(tick) = rest.bytes().position(|b| b == b'`') else {
+            parts.push((false, rest));
+            return parts;
+        };
+        // A fence is three backticks; a span closes at a run as long as the one that opened it.
+        let run = if backticks(rest, 3) == Some(tick) {
+            3
+        } else {
+            rest.bytes().skip(tick).take_while(|&b| b == b'`').count()
+        };
+        let (open, after) = cut(rest, tick + run);
+        let (code, after) = cut(after, backticks(after, run).unwrap_or(after.len()));
+        let (close, after) = cut(after, run.min(after.len()));
+        parts.extend([(false, open), (true, code), (false, close)]);
+        rest = after;
+    }
+}
+
+/// Where the first `run` (at least 1) backticks in a row start in `text`. By bytes, not
+/// `str::find` with a string: that would be the wasm app's second copy of std's substring
+/// searcher (the page's own is in another crate's code), about 1 KB.
+pub(crate) fn backticks(text: &str, run: usize) -> Option<usize> {
+    text.as_bytes().windows(run).position(|w| w.iter().all(|&b| b == b'`'))
 }
 
 #[cfg(test)]
@@ -260,6 +353,17 @@ mod tests {
         // Words that merely contain a key or look like ids in part stay.
         assert_eq!(variant.apply("jobs2 x1-0 1-0a 12 -1"), "jobs2 x1-0 1-0a 12 -1");
         assert_eq!(Variant::default().apply("1-0"), "1-0");
+        // In markdown, names change only in code, so English around them keeps its grammar;
+        // ids and parameters change everywhere.
+        assert_eq!(
+            variant.apply_prose("alice took two jobs: `XACK jobs g 1-0`, then 2-0 (${n}).\n```\njobs\n```\n"),
+            "alice took two jobs: `XACK tasks g 1001-0`, then 1002-0 (3).\n```\ntasks\n```\n"
+        );
+        assert_eq!(variant.apply_prose("``jobs`` and `alice`'s"), "``tasks`` and `ana`'s");
+        assert_eq!(variant.apply_prose("an open `jobs"), "an open `tasks", "an unclosed span is code to the end");
+        let words: Vec<&str> =
+            prose_words("alice `jobs` x-1 ```jobs``` bob's `s`'s 's").into_iter().map(|(_, w)| w).collect();
+        assert_eq!(words, ["alice", "x-1", "bob", "s"], "a possessive's `s` is no word, one on its own is");
         // Parameters first, then ids and names: `${n}-0` is an id like any other.
         assert_eq!(variant.apply("jobs ${n * 2}-0 COUNT ${n}"), "tasks 1006-0 COUNT 3");
         assert!(changes_state("XADD s * f v") && changes_state("xgroup setid s g 0") && changes_state("PUBLISH c m"));

@@ -18,7 +18,7 @@ use crate::check::disabled_in;
 use crate::error::LessonError;
 use crate::model::{AnswerOption, Goal, Lesson, Line, Loc, Need, SubjectKind, TaskKind};
 use crate::parse::parse_lesson;
-use crate::script::{command_words, steps};
+use crate::script::{code_parts, command_words, prose_words, steps};
 use crate::shape::{self, required, Field, Fields, Ty, STRINGS};
 
 /// What validating one lesson file found.
@@ -258,13 +258,20 @@ impl Validator<'_> {
                     self.problem(task.line, format!("{label}: `explain` is empty"));
                 }
             }
+            // A predicted reply is the server's text, renamed as lines are.
+            let replies = matches!(task.kind, TaskKind::Predict(_));
             for option in task.kind.options() {
-                texts.push((option.line, option.text.as_str()));
+                if replies {
+                    self.text(option.line, &option.text);
+                } else {
+                    texts.push((option.line, option.text.as_str()));
+                }
                 texts.push((option.line, option.why.as_str()));
             }
         }
         for (line, text) in texts {
             self.text(line, text);
+            self.names_in_prose(line, text);
         }
         for line in all_lines {
             for (number, step) in steps(std::slice::from_ref(line), &lesson.variants[0]) {
@@ -319,7 +326,7 @@ impl Validator<'_> {
                 .collect();
             let hints = goal.hints.iter().chain(goal.checks.iter().filter_map(|c| c.hint.as_ref()));
             for (n, hint) in hints.enumerate() {
-                let text = normalise_command(&variant.apply(hint));
+                let text = normalise_command(&variant.apply_prose(hint));
                 if let Some(given) = solution.iter().find(|command| contains_text(&text, command)) {
                     self.problem(
                         line,
@@ -344,6 +351,33 @@ impl Validator<'_> {
         }
         for (name, sub) in mentioned_commands(text) {
             self.named_command(line, &name, sub.as_deref());
+        }
+    }
+
+    /// Variants rename names only inside code (`Variant::apply_prose`), so a renamed word
+    /// outside code is either a name left stale in that variant or an ordinary word that would
+    /// read wrongly if it were renamed; either way the author has to say which.
+    fn names_in_prose(&mut self, line: usize, text: &str) {
+        let mut reported: Vec<&str> = Vec::new();
+        for (at, word) in prose_words(text) {
+            let renamed =
+                self.lesson.variants.iter().enumerate().find_map(|(n, v)| Some((n, v.line, v.values.get(word)?)));
+            let Some((n, variant_line, to)) = renamed else { continue };
+            if reported.contains(&word) {
+                continue;
+            }
+            reported.push(word);
+            let before = text[..at].char_indices().rev().nth(24).map_or(0, |(i, _)| i);
+            let after = text[at..].char_indices().nth(word.len() + 24).map_or(text.len(), |(i, _)| at + i);
+            let context = text[before..after].split_whitespace().collect::<Vec<_>>().join(" ");
+            self.problem(
+                line,
+                format!(
+                    "`{word}` is outside backticks in \"…{context}…\": variants rename names only in code, so \
+                     variant {n} (line {variant_line}) leaves it instead of writing `{to}`; write `{word}` if it is \
+                     the name, and if it is the ordinary word, reword the sentence or give the name another word"
+                ),
+            );
         }
     }
 
@@ -417,7 +451,7 @@ fn normalise_command(text: &str) -> String {
 
 /// The first raw HTML tag (or comment, or autolink) outside code in markdown text.
 pub fn raw_html(text: &str) -> Option<String> {
-    for (code, part) in split_code(text) {
+    for (code, part) in code_parts(text) {
         if code {
             continue;
         }
@@ -437,45 +471,7 @@ pub fn raw_html(text: &str) -> Option<String> {
     None
 }
 
-/// Markdown split into (is code, text) parts: fenced blocks and backtick spans are code.
-fn split_code(text: &str) -> Vec<(bool, &str)> {
-    let mut parts = Vec::new();
-    let mut rest = text;
-    loop {
-        let fence = backticks(rest, 3);
-        let tick = rest.find('`');
-        match (fence, tick) {
-            (Some(f), Some(t)) if f == t => {
-                parts.push((false, &rest[..f]));
-                let after = &rest[f + 3..];
-                let end = backticks(after, 3).map_or(after.len(), |e| e);
-                parts.push((true, &after[..end]));
-                rest = after.get(end + 3..).unwrap_or("");
-            }
-            (_, Some(t)) => {
-                parts.push((false, &rest[..t]));
-                let run = rest[t..].bytes().take_while(|&b| b == b'`').count();
-                let after = &rest[t + run..];
-                let end = backticks(after, run).unwrap_or(after.len());
-                parts.push((true, &after[..end]));
-                rest = after.get(end + run..).unwrap_or("");
-            }
-            _ => {
-                parts.push((false, rest));
-                return parts;
-            }
-        }
-    }
-}
-
-/// Where the first `run` (at least 1) backticks in a row start in `text`. By bytes, not
-/// `str::find` with a string: that would be the wasm app's second copy of std's substring
-/// searcher (the page's own is in another crate's code), about 1 KB.
-fn backticks(text: &str, run: usize) -> Option<usize> {
-    text.as_bytes().windows(run).position(|w| w.iter().all(|&b| b == b'`'))
-}
-
-/// Whether `needle` occurs in `text` (by bytes, for the reason [`backticks`] gives).
+/// Whether `needle` occurs in `text` (by bytes, for the reason `script::backticks` gives).
 fn contains_text(text: &str, needle: &str) -> bool {
     needle.is_empty() || text.as_bytes().windows(needle.len()).any(|w| w == needle.as_bytes())
 }
@@ -487,7 +483,7 @@ fn contains_text(text: &str, needle: &str) -> bool {
 pub fn mentioned_commands(text: &str) -> Vec<(String, Option<String>)> {
     let caps = |w: &str| w.len() >= 2 && w.chars().all(|c| c.is_ascii_uppercase());
     let mut found = Vec::new();
-    for (code, part) in split_code(text) {
+    for (code, part) in code_parts(text) {
         if code {
             for line in part.lines() {
                 let words: Vec<&str> = line.split_whitespace().collect();

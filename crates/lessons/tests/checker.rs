@@ -60,9 +60,11 @@ fn disabled_commands_are_refused_and_fail_the_check() {
 fn a_variant_moves_ids_and_names_so_a_remembered_answer_fails() {
     let lesson = lesson();
     assert_eq!(
-        lesson.render("XAUTOCLAIM jobs workers alice 30000 0-0 takes 1-0", 1),
-        "XAUTOCLAIM tasks workers alice 30000 0-0 takes 101-0"
+        lesson.render("`XAUTOCLAIM jobs workers alice 30000 0-0` takes 1-0", 1),
+        "`XAUTOCLAIM tasks workers alice 30000 0-0` takes 101-0"
     );
+    // Text renames names only in code: outside it, a name's word is English and stays.
+    assert_eq!(lesson.render("two jobs wait in `jobs`", 1), "two jobs wait in `tasks`");
     let remembered = check_log(&lesson, 0, 1, &parse_log("alice> XAUTOCLAIM jobs workers alice 30000 0-0")).unwrap();
     assert!(!remembered.passed);
     assert_eq!(remembered.failures[0].message, "101-0 is with bob, it should be with alice.");

@@ -189,3 +189,40 @@ fn a_long_tag_with_accents_is_named_without_splitting_a_character() {
     let tag = raw_html(&text).unwrap();
     assert!(tag.starts_with("<ab title=\"é") && tag.chars().count() == 40, "{tag}");
 }
+
+#[test]
+fn a_renamed_word_outside_code_is_rejected_and_names_in_code_are_fine() {
+    // The variant renames `jobs`: in prose, only code is renamed, so a bare "jobs" is either
+    // a stale name or English that "tasks" would not fit; the author must say which.
+    let text =
+        with("prompt = \"Move bob's entry to alice.\"", "prompt = \"Two jobs wait; move bob's entry to alice.\"");
+    let p = problems(&text);
+    let line = line_of(&text, "kind = \"reach-state\"");
+    let variant = line_of(&text, "[[variant]]");
+    assert!(
+        p.contains(&format!(
+            "lessons/tiny.toml:{line}: `jobs` is outside backticks in \"…Two jobs wait; move bob's entry…\": \
+             variants rename names only in code, so variant 1 (line {variant}) leaves it instead of writing \
+             `tasks`; write `jobs` if it is the name, and if it is the ordinary word, reword the sentence or \
+             give the name another word"
+        )),
+        "{p:?}"
+    );
+    assert_eq!(p.len(), 1, "{p:?}");
+    // The same word in code is the name, renamed in every variant; words the variants do not
+    // rename (bob, alice) may stand anywhere.
+    let fine = with(
+        "prompt = \"Move bob's entry to alice.\"",
+        "prompt = \"Two entries of `jobs` wait; move bob's to alice.\"",
+    );
+    assert!(problems(&fine).is_empty(), "{:?}", problems(&fine));
+    // Messages, hints and options are prose too; a predicted reply is not.
+    let message = with("message = \"{id} is with", "message = \"In jobs, {id} is with");
+    assert!(
+        has(&problems(&message), "`jobs` is outside backticks in \"…In jobs, {id} is with"),
+        "{:?}",
+        problems(&message)
+    );
+    let why = with("why = \"A consumer has to claim them.\"", "why = \"A consumer has to claim jobs.\"");
+    assert!(has(&problems(&why), "`jobs` is outside backticks"), "{:?}", problems(&why));
+}

@@ -186,10 +186,8 @@ impl CommandEvent {
 pub struct ReadyEvent {
     /// The mode's name.
     pub mode: &'static str,
-    /// The profile.
+    /// The profile the widget answers as (in lesson modes, the lesson's).
     pub profile: String,
-    /// Steps recorded by the setup (or the restored state).
-    pub steps: usize,
     /// The lesson's id (lesson modes).
     pub lesson: Option<String>,
     /// The tasks the widget plays (lesson modes; quiz mode plays only the questions).
@@ -208,6 +206,37 @@ pub struct ErrorEvent {
     pub message: String,
 }
 
+/// The `error` event for a `setup` line that printed an error. The widget still becomes
+/// ready: like redis-cli running a script, the other lines ran, and the console shows the
+/// error where the line is; the event tells the page's author, who never sees that console.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct SetupErrorEvent {
+    /// What went wrong, in words.
+    pub message: String,
+    /// The line's place in `setup`, from 0.
+    pub index: usize,
+    /// The line as written.
+    pub input: String,
+    /// What it printed: the server's error.
+    pub reply: String,
+}
+
+impl SetupErrorEvent {
+    /// The event for setup line `index` when what it printed holds an error.
+    pub fn new(index: usize, input: &str, output: &[OutputView]) -> Option<SetupErrorEvent> {
+        if OutputView::all_ok(output) {
+            return None;
+        }
+        let reply = OutputView::printed(output);
+        Some(SetupErrorEvent {
+            message: format!("setup[{index}] failed: `{}` printed {reply}", input.trim()),
+            index,
+            input: input.to_owned(),
+            reply,
+        })
+    }
+}
+
 /// The most a task scores.
 pub const TASK_MAX: u32 = 3;
 
@@ -223,8 +252,11 @@ pub fn task_score(commands: usize, par: usize, hints_used: usize, solution_viewe
 /// The `check` event: Check on a reach-state task.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct CheckEvent {
-    /// The task's index in the lesson.
+    /// The task's place among the tasks the widget plays, from 0 (see [`TaskCompleteEvent::task`]).
     pub task: usize,
+    /// The task's index in the lesson file, as the grader numbers tasks.
+    #[serde(rename = "lessonTask")]
+    pub lesson_task: usize,
     /// Every check passed.
     pub passed: bool,
     /// The failing checks' messages.
@@ -243,8 +275,12 @@ pub struct CheckEvent {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct TaskCompleteEvent {
-    /// The task's index in the lesson.
+    /// The task's place among the tasks the widget plays, from 0: what the learner sees as
+    /// task (or question) 1 is 0 in every mode, whichever task of the lesson it is (quiz mode
+    /// plays only the lesson's questions).
     pub task: usize,
+    /// The task's index in the lesson file, as the grader numbers tasks.
+    pub lesson_task: usize,
     /// Its score.
     pub score: u32,
     /// The most it could score.
@@ -263,8 +299,11 @@ pub struct TaskCompleteEvent {
 /// lesson's (as written), whatever order they were shown in.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct QuizAnswerEvent {
-    /// The task's index in the lesson.
+    /// The task's place among the tasks the widget plays, from 0 (see [`TaskCompleteEvent::task`]).
     pub task: usize,
+    /// The task's index in the lesson file, as the grader numbers tasks.
+    #[serde(rename = "lessonTask")]
+    pub lesson_task: usize,
     /// The chosen option (predict, single choice).
     pub option: Option<usize>,
     /// The chosen options (multiple choice).
@@ -423,5 +462,19 @@ mod tests {
         let out = [OutputView { to: None, text: "(error) ERR nope".into(), kind: "error" }];
         let e = CommandEvent::new("XADD", "alice", &out, false);
         assert_eq!((e.reply.as_str(), e.ok), ("(error) ERR nope", false));
+    }
+
+    #[test]
+    fn a_failed_setup_line_is_named_by_its_place_and_text() {
+        let failed = [OutputView { to: None, text: "(error) ERR syntax error".into(), kind: "error" }];
+        let e = SetupErrorEvent::new(2, "XGROUP CREATE s g 0 BOGUS", &failed).unwrap();
+        assert_eq!(e.message, "setup[2] failed: `XGROUP CREATE s g 0 BOGUS` printed (error) ERR syntax error");
+        assert_eq!(
+            (e.index, e.input.as_str(), e.reply.as_str()),
+            (2, "XGROUP CREATE s g 0 BOGUS", "(error) ERR syntax error")
+        );
+        let ok = [OutputView { to: None, text: "OK".into(), kind: "reply" }];
+        assert_eq!(SetupErrorEvent::new(0, "XGROUP CREATE s g 0", &ok), None);
+        assert_eq!(SetupErrorEvent::new(0, ":clock +1s", &[]), None, "a line that prints nothing did not fail");
     }
 }

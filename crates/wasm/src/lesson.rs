@@ -284,6 +284,11 @@ impl Tutor {
         self.lesson.render(text, self.variant)
     }
 
+    /// A console line or a reply in this variant (every name renamed, not only in code).
+    fn code(&self, text: &str) -> String {
+        self.lesson.variants[self.variant].apply(text)
+    }
+
     /// The lesson as the player shows it: texts in this variant, and the intro's demos run.
     pub fn view(&self) -> LessonView {
         let lesson = &self.lesson;
@@ -306,12 +311,13 @@ impl Tutor {
             })
             .collect();
         // Options and steps in this attempt's order, each with its number in the lesson.
-        let shown = |n: usize, texts: &[&str]| -> Vec<OptionView> {
+        let shown = |n: usize, texts: &[&str], render: &dyn Fn(&str) -> String| -> Vec<OptionView> {
             shown_order(lesson, n, self.attempt)
                 .into_iter()
-                .filter_map(|index| texts.get(index).map(|text| OptionView { index, text: self.text(text) }))
+                .filter_map(|index| texts.get(index).map(|text| OptionView { index, text: render(text) }))
                 .collect()
         };
+        let (prose, code) = (|t: &str| self.text(t), |t: &str| self.code(t));
         let tasks = lesson
             .tasks
             .iter()
@@ -327,16 +333,16 @@ impl Tutor {
                         continues: task.continues,
                     },
                     TaskKind::Predict(predict) => TaskKindView::Predict {
-                        command: self.text(&predict.command.text),
-                        options: shown(n, &predict.options.iter().map(|o| o.text.as_str()).collect::<Vec<_>>()),
+                        command: self.code(&predict.command.text),
+                        options: shown(n, &predict.options.iter().map(|o| o.text.as_str()).collect::<Vec<_>>(), &code),
                     },
                     TaskKind::Choice(choice) => TaskKindView::Choice {
-                        options: shown(n, &choice.options.iter().map(|o| o.text.as_str()).collect::<Vec<_>>()),
+                        options: shown(n, &choice.options.iter().map(|o| o.text.as_str()).collect::<Vec<_>>(), &prose),
                         multiple: choice.multiple,
                     },
                     TaskKind::Numeric(_) => TaskKindView::Numeric,
                     TaskKind::Order(order) => TaskKindView::Order {
-                        steps: shown(n, &order.steps.iter().map(String::as_str).collect::<Vec<_>>()),
+                        steps: shown(n, &order.steps.iter().map(String::as_str).collect::<Vec<_>>(), &prose),
                     },
                 },
             })
@@ -404,11 +410,13 @@ impl Tutor {
     }
 
     /// Checks a reach-state task on the learner's session as it is now. `start` is how many
-    /// steps the session had when the task started (the learner's commands come after).
-    pub fn check(&self, task: usize, playground: &Playground, start: usize) -> Option<CheckEvent> {
+    /// steps the session had when the task started (the learner's commands come after);
+    /// `place` is the task's place among those the player plays (the event's `task`).
+    pub fn check(&self, task: usize, place: usize, playground: &Playground, start: usize) -> Option<CheckEvent> {
         let verdict = judge(&self.lesson, task, self.variant, playground.console(), start).ok()?;
         Some(CheckEvent {
-            task,
+            task: place,
+            lesson_task: task,
             passed: verdict.passed,
             misconception: verdict.misconception,
             hints: verdict.failures.iter().filter_map(|f| f.hint.clone()).collect(),
@@ -426,7 +434,7 @@ impl Tutor {
 
     /// The reference solution's lines (`name> COMMAND` runs on that connection).
     pub fn solution(&self, task: usize) -> Vec<String> {
-        self.goal(task).map_or_else(Vec::new, |goal| goal.solution.iter().map(|l| self.text(&l.text)).collect())
+        self.goal(task).map_or_else(Vec::new, |goal| goal.solution.iter().map(|l| self.code(&l.text)).collect())
     }
 
     /// Answers a question (option and step numbers are the lesson's, as [`OptionView::index`]
@@ -479,24 +487,24 @@ mod tests {
         let mut lab = tutor.start(0).unwrap();
         assert_eq!(lab.snapshot().current, "default");
         let start = lab.step_count();
-        let check = tutor.check(0, &lab, start).unwrap();
+        let check = tutor.check(0, 0, &lab, start).unwrap();
         assert_eq!(check.failed, ["carol holds 0 of 3.", "carol ran XAUTOCLAIM 0 times."]);
         assert_eq!(check.hints, ["Claim from the start of the pending list."]);
         // Looking first is free; XCLAIM of one id is the misconception the lesson names.
         lab.switch("carol");
         lab.run("XPENDING jobs workers - + 10");
         lab.run("XCLAIM jobs workers carol 0 1-0");
-        let check = tutor.check(0, &lab, start).unwrap();
+        let check = tutor.check(0, 0, &lab, start).unwrap();
         assert_eq!((check.passed, check.commands), (false, 1));
         assert_eq!(check.misconception.as_deref(), Some("XCLAIM takes only the ids you name."));
         lab.run("XAUTOCLAIM jobs workers carol 55000 0-0");
-        let check = tutor.check(0, &lab, start).unwrap();
+        let check = tutor.check(0, 0, &lab, start).unwrap();
         assert_eq!((check.passed, check.commands, check.par), (true, 2, 1));
         // The goal is the start with the solution run.
         let goal = tutor.goal_snapshot(0).unwrap();
         assert!(goal.streams[0].groups.iter().any(|g| g.name == "workers" && g.pending == 3));
         // Questions are answered, not checked on the session.
-        assert!(tutor.check(2, &lab, start).is_none());
+        assert!(tutor.check(2, 2, &lab, start).is_none());
         assert!(tutor.answer(2, &Answer::Typed("2".into())).unwrap().correct);
         assert!(tutor.answer(4, &Answer::Options(vec![0, 1])).unwrap().correct);
         assert_eq!(tutor.option_why(4, 2), Ok((false, "It only waits longer.".to_owned())));
@@ -544,7 +552,7 @@ mod tests {
         let mut lab = tutor.start(0).unwrap();
         let start = lab.step_count();
         lab.run("carol> XAUTOCLAIM jobs workers carol 55000 0-0");
-        assert!(!tutor.check(0, &lab, start).unwrap().passed);
+        assert!(!tutor.check(0, 0, &lab, start).unwrap().passed);
         assert_eq!(rich(3).variant(), 0, "the attempts go round the variants");
         assert_eq!(tutor.attempt(2).variant(), 2);
     }

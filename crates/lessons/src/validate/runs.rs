@@ -217,7 +217,7 @@ impl Validator<'_> {
             // A `when` says what the wrong path did, and matching it half-way is what the
             // learner did; a path's failing checks alone cannot tell "not yet" from "wrong".
             let by_path = |message: &str| {
-                goal.misconceptions.iter().any(|m| m.when.is_empty() && variant.apply(&m.message) == message)
+                goal.misconceptions.iter().any(|m| m.when.is_empty() && variant.apply_prose(&m.message) == message)
             };
             if let Ok(verdict) = judge(self.lesson, tn, vn, &console, from) {
                 if let (false, Some(message)) = (verdict.passed, verdict.misconception.filter(|m| by_path(m))) {
@@ -269,7 +269,7 @@ impl Validator<'_> {
         let from = console.timeline().position();
         trace.push_str("# path\n");
         self.traced(&mut console, &m.path, variant, trace, Strict::KnownCommands, "misconception path");
-        let own = variant.apply(&m.message);
+        let own = variant.apply_prose(&m.message);
         match judge(lesson, tn, vn, &console, from) {
             Ok(verdict) if verdict.passed => self.problem(m.line, format!("{label}: the goal passes after this path")),
             Ok(_) if !m.when.is_empty() && !detects(self, tn, vn, m, &console, from) => {
