@@ -8,6 +8,7 @@
 
 pub mod diff;
 pub mod embed;
+pub mod export;
 pub mod grade;
 pub mod lesson;
 pub mod share;
@@ -143,23 +144,7 @@ impl Playground {
     /// A fresh playground for `spec`'s profile, clock and fill (its log is not run: see
     /// [`Playground::restore`]).
     pub fn new(spec: &SessionSpec) -> Playground {
-        let mut session = Session::with_profile(Clock::Virtual(spec.clock), spec.profile);
-        if let Some((key, count)) = &spec.fill {
-            // Filling goes straight to the session, before history starts: it is the
-            // starting point, not a hundred thousand steps.
-            for i in 1..=*count {
-                let args = vec![
-                    b"XADD".to_vec(),
-                    key.as_bytes().to_vec(),
-                    format!("{i}-0").into_bytes(),
-                    b"n".to_vec(),
-                    i.to_string().into_bytes(),
-                ];
-                session.execute(0, args);
-            }
-            session.disconnect(0);
-        }
-        let console = Console::with_connections(session, &FIRST_CONNECTIONS).interactive();
+        let console = start_console(spec);
         let opened = Opened::default();
         let snapshot = view::snapshot(&console, &opened);
         let spec = SessionSpec { log: String::new(), ..spec.clone() };
@@ -411,8 +396,30 @@ impl Playground {
 
     /// A script for `redis-cli` that replays the session against a real server.
     pub fn export(&self) -> String {
-        share::redis_cli_script(&self.spec())
+        export::redis_cli_script(&self.spec())
     }
+}
+
+/// The console a playground for `spec` starts with: its profile, clock and fill, and the
+/// first connections (its log is not run).
+fn start_console(spec: &SessionSpec) -> Console {
+    let mut session = Session::with_profile(Clock::Virtual(spec.clock), spec.profile);
+    if let Some((key, count)) = &spec.fill {
+        // Filling goes straight to the session, before history starts: it is the starting
+        // point, not a hundred thousand steps.
+        for i in 1..=*count {
+            let args = vec![
+                b"XADD".to_vec(),
+                key.as_bytes().to_vec(),
+                format!("{i}-0").into_bytes(),
+                b"n".to_vec(),
+                i.to_string().into_bytes(),
+            ];
+            session.execute(0, args);
+        }
+        session.disconnect(0);
+    }
+    Console::with_connections(session, &FIRST_CONNECTIONS).interactive()
 }
 
 /// The profile a `:profile NAME` line switches to, when it is one naming a known profile
