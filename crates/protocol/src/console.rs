@@ -18,7 +18,7 @@
 use streamlab_engine::SortedMap;
 
 use crate::command::{self, CommandSpec};
-use crate::format::{format_reply, quote_bytes, SUBSCRIBE_BANNER};
+use crate::format::{format_raw, format_reply, prints_raw, quote_bytes, SUBSCRIBE_BANNER};
 use crate::history::{Step, Timeline};
 use crate::profile::Profile;
 use crate::reply::Reply;
@@ -277,9 +277,11 @@ impl Console {
         let conn = self.reopen_if_killed();
         #[cfg(not(feature = "host"))]
         let conn = self.current_conn();
+        let raw = prints_raw(&args);
         let (executed, _requests) = self.timeline.execute(conn, args);
         for reply in &executed.replies {
-            out.push(Output::new(OutputKind::of(reply), format_reply(reply)));
+            let text = if raw { format_raw(reply) } else { format_reply(reply) };
+            out.push(Output::new(OutputKind::of(reply), text));
         }
         self.deliveries(executed.deliveries, &mut out);
         // Only the host feature's commands ask anything of the host (the grader has none).

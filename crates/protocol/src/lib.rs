@@ -27,7 +27,7 @@ pub mod tokenize;
 
 pub use console::{Console, Output, OutputKind};
 pub use error::{CmdError, Msg};
-pub use format::{format_reply, quote_bytes, SUBSCRIBE_BANNER};
+pub use format::{format_reply, format_reply_to, quote_bytes, SUBSCRIBE_BANNER};
 pub use history::{Record, Step, StepOutput, Timeline};
 pub use profile::{Capabilities, Profile, UnknownProfile, PROFILES};
 pub use reply::Reply;

@@ -17,7 +17,7 @@ pub mod view;
 use serde::Serialize;
 use streamlab_engine::{IdMode, StreamId};
 use streamlab_protocol::history::{Record, Step};
-use streamlab_protocol::{format_reply, Clock, Console, Output, OutputKind, Reply, Session};
+use streamlab_protocol::{format_reply_to, Clock, Console, Output, OutputKind, Reply, Session};
 
 pub use share::SessionSpec;
 pub use streamlab_protocol::console::{command_line, completions, help_reply, syntax_hint};
@@ -68,8 +68,9 @@ impl OutputView {
         outputs.iter().all(|o| o.kind != "error")
     }
 
-    fn reply(to: Option<String>, reply: &Reply) -> OutputView {
-        OutputView::from(Output { to, text: format_reply(reply), kind: OutputKind::of(reply) })
+    /// A reply to `args` (nothing for a delivery: a served read never prints raw).
+    fn reply(to: Option<String>, args: &[Vec<u8>], reply: &Reply) -> OutputView {
+        OutputView::from(Output { to, text: format_reply_to(args, reply), kind: OutputKind::of(reply) })
     }
 }
 
@@ -339,9 +340,14 @@ impl Playground {
 
     /// A recorded step with what it printed and `changes`.
     fn describe(&self, record: &Record, changes: Vec<String>) -> Described {
-        let mut output: Vec<OutputView> = record.output.replies.iter().map(|r| OutputView::reply(None, r)).collect();
+        let args: &[Vec<u8>] = match &record.step {
+            Step::Execute { args, .. } => args,
+            _ => &[],
+        };
+        let mut output: Vec<OutputView> =
+            record.output.replies.iter().map(|r| OutputView::reply(None, args, r)).collect();
         output.extend(
-            record.output.deliveries.iter().map(|d| OutputView::reply(Some(self.console.label(d.conn)), &d.reply)),
+            record.output.deliveries.iter().map(|d| OutputView::reply(Some(self.console.label(d.conn)), &[], &d.reply)),
         );
         Described { step: record.step.clone(), output, changes }
     }

@@ -31,7 +31,7 @@ use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use streamlab_protocol::history::Step;
-use streamlab_protocol::{decode_reply, encode_request, format_reply, tokenize, Reply, Session};
+use streamlab_protocol::{decode_reply, encode_request, format_reply, format_reply_to, tokenize, Reply, Session};
 use streamlab_wasm::export::redis_cli_lines;
 use streamlab_wasm::share::SessionSpec;
 use streamlab_wasm::Playground;
@@ -235,13 +235,18 @@ impl Oracle {
 }
 
 /// What the page printed, reply by reply, in order (a command's replies, then what reached
-/// other connections), as the console prints it without its `[NAME] ` prefixes.
+/// other connections), as the console prints it (raw for INFO and the like) without its
+/// `[NAME] ` prefixes.
 fn page_replies(page: &Playground) -> Vec<String> {
     let timeline = page.console().timeline();
     let mut replies = Vec::new();
     for record in &timeline.records()[..timeline.position()] {
+        let args: &[Vec<u8>] = match &record.step {
+            Step::Execute { args, .. } => args,
+            _ => &[],
+        };
         for reply in &record.output.replies {
-            replies.push(format_reply(reply));
+            replies.push(format_reply_to(args, reply));
         }
         for delivery in &record.output.deliveries {
             replies.push(format_reply(&delivery.reply));
@@ -303,7 +308,11 @@ fn replays_as_on_the_page(oracle: &mut Oracle, log: &str) -> String {
 
     oracle.fresh(spec.clock);
     let raw = oracle.run(&script, spec.clock, false);
-    let errors = page_replies(&page).iter().filter(|r| r.starts_with("(error) ")).count();
+    // Raw errors (CLIENT LIST's) print without `(error) ` on the page as in redis-cli.
+    let errors = page_replies(&page)
+        .iter()
+        .filter(|r| ["(error) ", "ERR "].iter().any(|p| r.starts_with(p)))
+        .count();
     let error_lines = raw
         .lines()
         .filter(|l| ["ERR ", "WRONGTYPE ", "NOGROUP ", "BUSYGROUP ", "EXECABORT "].iter().any(|p| l.starts_with(p)))
@@ -326,7 +335,7 @@ fn exported_sessions_print_the_pages_replies_through_redis_cli() {
          :as alice\nXINFO CONSUMERS jobs workers\nXADD jobs * type email\nXADD jobs * type sms\n\
          :as dave\nXREAD BLOCK 1500 STREAMS jobs $\n\
          :as alice\nXLEN\nXADD jobs 1-0 type stale\nXACK jobs nosuchgroup 1-0\nXREADGROUP GROUP nosuch x STREAMS jobs >\n\
-         :clock +2s\nXPENDING jobs workers - + 10\nXINFO CONSUMERS jobs workers\n",
+         :clock +2s\nXPENDING jobs workers - + 10\nXINFO CONSUMERS jobs workers\n         INFO keyspace\ninfo KEYSPACE\n",
     );
     assert!(!script.contains("BLOCK 0"), "{script}");
     // Clock moves, then claims by idle time, XPENDING's idle column and XINFO's times; a
