@@ -239,12 +239,24 @@ mod tests {
         assert_eq!(format_reply_to(&args("INFO keyspace"), &info), "# Keyspace\ndb0:keys=1,expires=0,avg_ttl=0");
         assert_eq!(format_reply_to(&args("client list"), &Reply::bulk("id=1 addr=x\n")), "id=1 addr=x");
         let error = Reply::Error("ERR wrong number of arguments for 'client|info' command".into());
-        assert_eq!(format_reply_to(&args("CLIENT INFO x"), &error), "ERR wrong number of arguments for 'client|info' command");
+        assert_eq!(
+            format_reply_to(&args("CLIENT INFO x"), &error),
+            "ERR wrong number of arguments for 'client|info' command"
+        );
         assert_eq!(format_reply_to(&args("LOLWUT"), &Reply::Array(vec![Reply::bulk("a"), Reply::Integer(5)])), "a\n5");
-        for quoted in ["CLIENT GETNAME", "CLUSTER INFO x", "LATENCY DOCTOR x", "LATENCY GRAPH", "XINFO STREAM s", "MEMORY"] {
+        for quoted in
+            ["CLIENT GETNAME", "CLUSTER INFO x", "LATENCY DOCTOR x", "LATENCY GRAPH", "XINFO STREAM s", "MEMORY"]
+        {
             assert_eq!(format_reply_to(&args(quoted), &Reply::bulk("a\r\nb")), "\"a\\r\\nb\"", "{quoted}");
         }
-        for raw in ["CLUSTER NODES", "LATENCY DOCTOR", "LATENCY GRAPH command", "MEMORY DOCTOR x", "DEBUG HTSTATS 0", "proxy info"] {
+        for raw in [
+            "CLUSTER NODES",
+            "LATENCY DOCTOR",
+            "LATENCY GRAPH command",
+            "MEMORY DOCTOR x",
+            "DEBUG HTSTATS 0",
+            "proxy info",
+        ] {
             assert!(prints_raw(&args(raw)), "{raw}");
         }
     }

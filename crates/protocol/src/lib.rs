@@ -17,6 +17,7 @@ pub mod console;
 mod double;
 pub mod error;
 pub mod format;
+pub mod help;
 pub mod history;
 pub mod profile;
 pub mod reply;

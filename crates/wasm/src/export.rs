@@ -25,7 +25,7 @@
 
 use streamlab_protocol::console::command_line;
 use streamlab_protocol::history::{Record, Step};
-use streamlab_protocol::{Console, ConnId, Delivery, Reply};
+use streamlab_protocol::{ConnId, Console, Delivery, Reply};
 
 use crate::share::SessionSpec;
 
@@ -80,13 +80,19 @@ pub fn redis_cli_lines(spec: &SessionSpec) -> Vec<ScriptLine> {
         }
     }
     for (conn, lines) in std::mem::take(&mut script.transactions) {
-        script.note(&format!("{}'s MULTI was still open on the page: it is queued here and left open", label(&console, conn)));
+        script.note(&format!(
+            "{}'s MULTI was still open on the page: it is queued here and left open",
+            label(&console, conn)
+        ));
         for (args, _) in lines {
             script.push(command_line(&args), true);
         }
     }
     script.lines
 }
+
+/// A command of an open transaction, with the page's reply to it (`QUEUED`, or an error).
+type Queued = (Vec<Vec<u8>>, Reply);
 
 /// The script being written and what the steps so far left open.
 #[derive(Default)]
@@ -99,7 +105,7 @@ struct Script {
     blocked: Vec<(ConnId, Vec<Vec<u8>>, Option<i64>)>,
     /// Open transactions: the connection, its MULTI and queued commands with their replies, and
     /// whether another connection printed something since its MULTI.
-    transactions: Vec<(ConnId, Vec<(Vec<Vec<u8>>, Reply)>)>,
+    transactions: Vec<(ConnId, Vec<Queued>)>,
     interleaved: Vec<ConnId>,
     /// Commands typed on a connection while it waited, which the page ran once it was answered
     /// (their replies are deliveries after the read's).
@@ -216,9 +222,11 @@ impl Script {
                     }
                     self.blocked.push((conn, read, block.deadline));
                 }
-                None => {
-                    self.note(&format!("not replayed: {} got no reply on the page: {}", label(console, conn), command_line(args)))
-                }
+                None => self.note(&format!(
+                    "not replayed: {} got no reply on the page: {}",
+                    label(console, conn),
+                    command_line(args)
+                )),
             }
             return;
         };
@@ -242,7 +250,7 @@ impl Script {
 
     /// A transaction, written at its end (EXEC, DISCARD, or whatever closed it). Queued XADDs
     /// get the ids EXEC's reply shows.
-    fn commit(&mut self, console: &Console, conn: ConnId, lines: Vec<(Vec<Vec<u8>>, Reply)>) {
+    fn commit(&mut self, console: &Console, conn: ConnId, lines: Vec<Queued>) {
         if let Some(at) = self.interleaved.iter().position(|c| *c == conn) {
             self.interleaved.remove(at);
             self.note(&format!(
@@ -536,11 +544,19 @@ mod tests {
 
     #[test]
     fn lines_that_cannot_run_on_one_connection_are_echoed() {
-        let script = script("SUBSCRIBE news\n:as bob\nPUBLISH news hi\nCLIENT KILL ID 1\nSHUTDOWN NOSAVE\n\"quit\"\n3 SET rep v\n");
+        let script = script(
+            "SUBSCRIBE news\n:as bob\nPUBLISH news hi\nCLIENT KILL ID 1\nSHUTDOWN NOSAVE\n\"quit\"\n3 SET rep v\n",
+        );
         let body = body(&script);
-        assert_eq!(body.first(), Some(&"ECHO \"not sent, redis-cli would wait for messages from then on: SUBSCRIBE news\""));
+        assert_eq!(
+            body.first(),
+            Some(&"ECHO \"not sent, redis-cli would wait for messages from then on: SUBSCRIBE news\"")
+        );
         assert!(body.contains(&"PUBLISH news hi"), "{script}");
-        assert!(body.contains(&"ECHO \"not replayed: what the page delivered to alice here (a subscription's message)\""), "{script}");
+        assert!(
+            body.contains(&"ECHO \"not replayed: what the page delivered to alice here (a subscription's message)\""),
+            "{script}"
+        );
         assert!(body.contains(&"ECHO \"not sent, it names the page's connections: CLIENT KILL ID 1\""), "{script}");
         assert!(body.contains(&"ECHO \"not sent, the page refused it: SHUTDOWN NOSAVE\""), "{script}");
         assert!(body.contains(&"ECHO \"not sent, redis-cli would run it itself: quit\""), "{script}");
@@ -564,7 +580,8 @@ mod tests {
         assert!(!big.contains("seq") && !big.contains("| redis-cli"), "{big}");
         // A `:fill` of the log replays at the page's millisecond, numbered on from what the
         // stream had.
-        let log = redis_cli_script(&SessionSpec { log: "XADD o 5-0 a b\n:fill o 3\n".into(), ..SessionSpec::default() });
+        let log =
+            redis_cli_script(&SessionSpec { log: "XADD o 5-0 a b\n:fill o 3\n".into(), ..SessionSpec::default() });
         assert_eq!(
             commands(&log)[2..],
             [words(&[b"EVAL", LOG_FILL_SCRIPT.as_bytes(), b"1", b"o", b"1700000000000", b"1", b"3"])]
@@ -595,7 +612,10 @@ mod tests {
         );
         assert_eq!(without_block(&args("xread block 5 count 1 streams s 0")), args("xread count 1 streams s 0"));
         let id = Reply::Bulk(b"9-1".to_vec());
-        assert_eq!(with_assigned_id(&args("XADD s MAXLEN ~ 5 LIMIT 2 * f *"), &id), args("XADD s MAXLEN ~ 5 LIMIT 2 9-1 f *"));
+        assert_eq!(
+            with_assigned_id(&args("XADD s MAXLEN ~ 5 LIMIT 2 * f *"), &id),
+            args("XADD s MAXLEN ~ 5 LIMIT 2 9-1 f *")
+        );
         assert_eq!(with_assigned_id(&args("XADD s NOMKSTREAM 9-* f v"), &id), args("XADD s NOMKSTREAM 9-1 f v"));
         assert_eq!(with_assigned_id(&args("XADD s 1-1 f v"), &id), args("XADD s 1-1 f v"));
     }

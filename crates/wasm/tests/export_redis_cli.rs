@@ -109,8 +109,7 @@ struct Oracle {
 
 impl Oracle {
     fn new() -> Oracle {
-        let port =
-            std::env::var("STREAMLAB_EXPORT_REDIS_PORT").expect("STREAMLAB_EXPORT_REDIS_PORT names the server");
+        let port = std::env::var("STREAMLAB_EXPORT_REDIS_PORT").expect("STREAMLAB_EXPORT_REDIS_PORT names the server");
         let clock_file = std::env::var("STREAMLAB_EXPORT_FAKETIME_FILE")
             .expect("STREAMLAB_EXPORT_FAKETIME_FILE names the faketime clock file of that server")
             .into();
@@ -173,7 +172,12 @@ impl Oracle {
         for line in script.lines() {
             let args = tokenize(line.as_bytes()).unwrap();
             if let [xread, block, ms, streams, key, dollar] = &args[..] {
-                if xread == b"XREAD" && block == b"BLOCK" && streams == b"STREAMS" && dollar == b"$" && key.starts_with(b"StreamLab: ") {
+                if xread == b"XREAD"
+                    && block == b"BLOCK"
+                    && streams == b"STREAMS"
+                    && dollar == b"$"
+                    && key.starts_with(b"StreamLab: ")
+                {
                     // Redis times the read out once its deadline is past: a millisecond after.
                     waits.push(std::str::from_utf8(ms).unwrap().parse::<i64>().unwrap() + 1);
                 }
@@ -211,7 +215,9 @@ impl Oracle {
                 if seen.as_ref() != Some(&(id.clone(), read.clone())) {
                     let Some(&ms) = waits.get(served).filter(|_| cmd == "xread") else {
                         child.kill().unwrap();
-                        panic!("redis-cli is blocked in {cmd} outside the script's waits: the file would hang\n{script}");
+                        panic!(
+                            "redis-cli is blocked in {cmd} outside the script's waits: the file would hang\n{script}"
+                        );
                     };
                     now += ms;
                     self.set_clock(now);
@@ -269,7 +275,10 @@ fn own_output(line: &str) -> String {
 fn is_latency_note(line: &str) -> bool {
     let Some(inner) = line.strip_prefix('(').and_then(|l| l.strip_suffix("s)")) else { return false };
     let (whole, cents) = inner.split_once('.').unwrap_or(("", ""));
-    !whole.is_empty() && whole.bytes().all(|b| b.is_ascii_digit()) && cents.len() == 2 && cents.bytes().all(|b| b.is_ascii_digit())
+    !whole.is_empty()
+        && whole.bytes().all(|b| b.is_ascii_digit())
+        && cents.len() == 2
+        && cents.bytes().all(|b| b.is_ascii_digit())
 }
 
 /// Exports the session a share link makes, runs it through redis-cli and compares the output
@@ -290,7 +299,8 @@ fn replays_as_on_the_page(oracle: &mut Oracle, log: &str) -> String {
     let mut expected = Vec::new();
     for line in &lines {
         if line.answers {
-            let reply = replies.next().unwrap_or_else(|| panic!("{:?} answers no reply of the page\n{script}", line.text));
+            let reply =
+                replies.next().unwrap_or_else(|| panic!("{:?} answers no reply of the page\n{script}", line.text));
             expected.extend(reply.lines().map(str::to_owned));
         } else {
             expected.push(own_output(&line.text));
@@ -302,17 +312,19 @@ fn replays_as_on_the_page(oracle: &mut Oracle, log: &str) -> String {
     // `(1.17s)`: the only line dropped. No reply prints like that (strings are quoted).
     let printed_lines: Vec<&str> = printed.lines().filter(|l| !is_latency_note(l)).collect();
     for (n, (want, got)) in expected.iter().zip(&printed_lines).enumerate() {
-        assert_eq!(got, want, "line {} of redis-cli's output\nthe file:\n{script}\nredis-cli printed:\n{printed}", n + 1);
+        assert_eq!(
+            got,
+            want,
+            "line {} of redis-cli's output\nthe file:\n{script}\nredis-cli printed:\n{printed}",
+            n + 1
+        );
     }
     assert_eq!(printed_lines.len(), expected.len(), "the file:\n{script}\nredis-cli printed:\n{printed}");
 
     oracle.fresh(spec.clock);
     let raw = oracle.run(&script, spec.clock, false);
     // Raw errors (CLIENT LIST's) print without `(error) ` on the page as in redis-cli.
-    let errors = page_replies(&page)
-        .iter()
-        .filter(|r| ["(error) ", "ERR "].iter().any(|p| r.starts_with(p)))
-        .count();
+    let errors = page_replies(&page).iter().filter(|r| ["(error) ", "ERR "].iter().any(|p| r.starts_with(p))).count();
     let error_lines = raw
         .lines()
         .filter(|l| ["ERR ", "WRONGTYPE ", "NOGROUP ", "BUSYGROUP ", "EXECABORT "].iter().any(|p| l.starts_with(p)))
@@ -373,7 +385,10 @@ fn what_one_connection_cannot_replay_is_echoed_and_the_file_still_runs() {
         assert!(printed.lines().any(|l| l == note), "{note} missing from\n{printed}");
     }
     // The transaction ran at its EXEC, after carol's SET, as on the page.
-    assert!(printed.ends_with("1) OK\n\"1\"\n\"bob's XREAD blocks here; it runs below, where the page answered it\"\n"), "{printed}");
+    assert!(
+        printed.ends_with("1) OK\n\"1\"\n\"bob's XREAD blocks here; it runs below, where the page answered it\"\n"),
+        "{printed}"
+    );
     let steps = page.console().timeline().records().iter().filter(|r| matches!(r.step, Step::Execute { .. })).count();
     assert!(steps >= 9, "{steps}");
 }
@@ -453,4 +468,64 @@ fn hostile_share_links_export_only_what_the_page_ran() {
         assert!(!pwned.exists(), "the export ran a shell command");
     }
     std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+#[ignore = "needs Redis 8.2.3 and redis-cli: `cargo xtask test` runs it (STREAMLAB_EXPORT_REDIS_PORT)"]
+fn help_for_a_group_lists_what_redis_cli_lists() {
+    let oracle = Oracle::new();
+    let spec = SessionSpec::parse("profile=redis-8.2").unwrap();
+    for group in ["@stream", "@STREAM", "@nosuchgroup"] {
+        let ran = Command::new(&oracle.cli).args(["-p", &oracle.port, "help", group]).output().unwrap();
+        // redis-cli colours the names and ends lines with `\r\n` even into a pipe; the page
+        // prints neither, so both are dropped, nothing else.
+        let mut theirs = String::new();
+        let text = String::from_utf8(ran.stdout).unwrap();
+        let mut chars = text.chars();
+        while let Some(c) = chars.next() {
+            match c {
+                '\u{1b}' => {
+                    for c in chars.by_ref() {
+                        if c == 'm' {
+                            break;
+                        }
+                    }
+                }
+                '\r' => {}
+                c => theirs.push(c),
+            }
+        }
+        let mut page = Playground::restore(&spec);
+        let ours = page.run(&format!("help {group}"));
+        assert_eq!(ours.len(), 1, "{ours:?}");
+        let ours = format!("{}\n", ours[0].text);
+        // The layout, the entries, their order and versions must be redis-cli's. Syntax lines
+        // and summaries are the command table's own wording (what `help XADD` prints too,
+        // covering every profile's options), so only each entry's name is compared there.
+        let (ours, theirs): (Vec<&str>, Vec<&str>) = (ours.split('\n').collect(), theirs.split('\n').collect());
+        assert_eq!(ours.len(), theirs.len(), "help {group}:\n{}\n---\n{}", ours.join("\n"), theirs.join("\n"));
+        for (n, (a, b)) in ours.iter().zip(&theirs).enumerate() {
+            match n % 4 {
+                // `  NAME syntax`: the name is its upper-case words before the syntax.
+                1 if !a.is_empty() => {
+                    let name: Vec<&str> = a.split(' ').skip(2).take_while(|w| !w.is_empty()).collect();
+                    let command = if name.len() > 1
+                        && theirs.iter().any(|t| t.starts_with(&format!("  {} {} ", name[0], name[1])))
+                    {
+                        format!("  {} {} ", name[0], name[1])
+                    } else {
+                        format!("  {} ", name[0])
+                    };
+                    assert!(
+                        a.starts_with(&command) && b.starts_with(&command),
+                        "help {group}, line {n}: {a:?} / {b:?}"
+                    );
+                }
+                2 if !a.is_empty() => {
+                    assert!(a.starts_with("  summary: ") && b.starts_with("  summary: "), "help {group}, line {n}")
+                }
+                _ => assert_eq!(a, b, "help {group}, line {n}"),
+            }
+        }
+    }
 }
