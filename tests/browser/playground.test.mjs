@@ -210,7 +210,10 @@ test('a share link rebuilds the same session in a fresh browser, and export writ
     await page.click('button:has-text("Export")');
     const script = await page.inputValue('#export-text');
     assert.match(script, /XGROUP CREATE jobs workers \$ MKSTREAM\n/);
-    assert.match(script, /# --- connection bob\nXACK jobs workers 3-0\n/);
+    // A redis-cli script: no comment lines (redis-cli has none), bob's XACK where it ran.
+    assert.match(script, /\nXACK jobs workers 3-0\n/);
+    assert.ok(!/^#/m.test(script), script);
+    assert.match(await page.locator('.export, #export-text').first().evaluate((e) => e.closest('section, div').innerText), /redis-cli --no-raw < session\.redis/);
   });
   const fragment = url.split('#')[1];
   await withPage({ fragment }, async (page) => {

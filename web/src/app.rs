@@ -242,7 +242,7 @@ pub fn App() -> Html {
             html! {
                 <section class="panel" aria-labelledby="export-title">
                     <h2 id="export-title">{"Export for redis-cli"}</h2>
-                    <p>{"Replay the session against a real server with "}<code>{"redis-cli < session.redis"}</code>{"."}</p>
+                    <p>{"Replay the session against a real server with "}<code>{"redis-cli --no-raw < session.redis"}</code>{": every connection's commands run on one, in the page's order, and clock moves become waits. ECHO lines note what one connection cannot replay."}</p>
                     <label for="export-text">{"Script"}</label>
                     <textarea id="export-text" class="wide" readonly=true rows="10" value={script} />
                     <a class="button" href={href} download="session.redis">{"Download session.redis"}</a>

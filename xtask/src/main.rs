@@ -8,8 +8,8 @@
 //!   `streamlab-server` (redis-cli, redis-py, the seed articles' own scripts, ioredis), the
 //!   browser suite against a fresh `dist/`, and the differential checks against real servers
 //!   (the oracles: Redis 8.2.3, and Redis 7.4 / Valkey 9 when installed, under faketime):
-//!   every transcript and every lesson's golden trace, the page's export of hostile share
-//!   links through redis-cli, then a bounded run of the random differential tester
+//!   every transcript and every lesson's golden trace, the page's export of sessions and
+//!   hostile share links through redis-cli (its output against the page's replies), then a bounded run of the random differential tester
 //!   (`crates/difftest`) comparing Redis 8.2.3 with a `streamlab-server`, and the malformed-RESP
 //!   table (`tests/robustness/malformed_resp.py`) against both;
 //! * `cargo xtask diff [ARGS]` runs the differential tester alone, for as long as asked (its
@@ -353,26 +353,38 @@ fn oracle(files: &[String]) -> Result<(), String> {
     let port: u16 = std::env::var("ORACLE_PORT").ok().and_then(|p| p.parse().ok()).unwrap_or(16379);
     let mut started = Vec::new();
     let compared = compare_with_references(port, files, &mut started);
+    // The page's Export replays on the faketime'd Redis 8.2.3 too: the test moves its clock
+    // where the file waits.
+    let exported = if started.contains(&port) { export_through_redis_cli(port) } else { Ok(()) };
     let stopped = stop_references(&started);
-    // The differential tester compares with a running clock: a Redis 8.2.3 of its own, which
-    // first replays the page's export of hostile share links through redis-cli.
+    // The differential tester compares with a running clock: a Redis 8.2.3 of its own.
     let real = port + 3;
     let differential = start_reference(real, "redis-8.2", false).and_then(|()| {
-        let exported = export_through_redis_cli(real);
         let differential = differential_against_server(real);
-        exported.and(differential).and(malformed_resp(real)).and(stop_references(&[real]))
+        differential.and(malformed_resp(real)).and(stop_references(&[real]))
     });
-    compared.and(stopped).and(differential)
+    compared.and(exported).and(stopped).and(differential)
 }
 
-/// The page's Export of hostile share links, run through `redis-cli` against the Redis 8.2.3
-/// on `port` (crates/wasm/tests/export_redis_cli.rs, ignored by a plain `cargo test`).
+/// The page's Export of sessions and hostile share links, run through `redis-cli` against the
+/// faketime'd Redis 8.2.3 on `port` (crates/wasm/tests/export_redis_cli.rs, ignored by a plain
+/// `cargo test`; one test at a time, since they share the server and its clock).
 fn export_through_redis_cli(port: u16) -> Result<(), String> {
+    let file = Command::new("bash")
+        .arg(root().join("tests/oracle/redis.sh"))
+        .args(["faketime-file", &port.to_string()])
+        .output()
+        .map_err(|e| format!("redis.sh faketime-file: {e}"))?;
+    let file = String::from_utf8_lossy(&file.stdout).trim().to_owned();
+    if file.is_empty() {
+        return Err(format!("the Redis 8.2.3 on port {port} is not on a faketime clock"));
+    }
     run(
         "exported sessions through redis-cli against Redis 8.2.3",
         cargo()
-            .args(["test", "-p", "streamlab-wasm", "--test", "export_redis_cli", "--", "--ignored"])
-            .env("STREAMLAB_EXPORT_REDIS_PORT", port.to_string()),
+            .args(["test", "-p", "streamlab-wasm", "--test", "export_redis_cli", "--", "--ignored", "--test-threads=1"])
+            .env("STREAMLAB_EXPORT_REDIS_PORT", port.to_string())
+            .env("STREAMLAB_EXPORT_FAKETIME_FILE", file),
     )
 }
 

@@ -18,9 +18,9 @@
 use streamlab_engine::SortedMap;
 
 use crate::command::{self, CommandSpec};
-use crate::format::{format_reply, quote_bytes, SUBSCRIBE_BANNER};
+use crate::format::{format_raw, format_reply, prints_raw, quote_bytes, SUBSCRIBE_BANNER};
 use crate::history::{Step, Timeline};
-use crate::profile::Profile;
+use crate::profile::{Capabilities, Profile};
 use crate::reply::Reply;
 #[cfg(feature = "host")]
 use crate::session::HostRequest;
@@ -252,7 +252,7 @@ impl Console {
             return out;
         }
         if self.interactive {
-            if let Some(text) = help_reply(trimmed) {
+            if let Some(text) = help_reply(trimmed, self.session().capabilities()) {
                 out.push(Output::new(OutputKind::Info, text));
                 return out;
             }
@@ -277,9 +277,11 @@ impl Console {
         let conn = self.reopen_if_killed();
         #[cfg(not(feature = "host"))]
         let conn = self.current_conn();
+        let raw = prints_raw(&args);
         let (executed, _requests) = self.timeline.execute(conn, args);
         for reply in &executed.replies {
-            out.push(Output::new(OutputKind::of(reply), format_reply(reply)));
+            let text = if raw { format_raw(reply) } else { format_reply(reply) };
+            out.push(Output::new(OutputKind::of(reply), text));
         }
         self.deliveries(executed.deliveries, &mut out);
         // Only the host feature's commands ask anything of the host (the grader has none).
@@ -646,8 +648,9 @@ pub fn help_text(spec: &CommandSpec) -> String {
     text
 }
 
-/// What an interactive console prints for a `help` line, or `None` when the line is not one.
-pub fn help_reply(line: &str) -> Option<String> {
+/// What an interactive console on a server with `caps` prints for a `help` line, or `None`
+/// when the line is not one.
+pub fn help_reply(line: &str, caps: &Capabilities) -> Option<String> {
     let mut words = line.split_whitespace();
     if !words.next()?.eq_ignore_ascii_case("help") {
         return None;
@@ -658,6 +661,9 @@ pub fn help_reply(line: &str) -> Option<String> {
             topic.push(' ');
         }
         topic.push_str(word);
+    }
+    if let Some(group) = topic.strip_prefix('@') {
+        return Some(crate::help::group_help(caps, group.split(' ').next().unwrap_or_default()));
     }
     Some(match command::lookup(topic.as_bytes()) {
         Some(spec) => help_text(spec),
@@ -759,8 +765,9 @@ mod tests {
     fn help_names_syntax_and_summary() {
         let text = help_text(command::lookup(b"xlen").unwrap());
         assert!(text.contains("XLEN key") && text.contains("summary: Return the number of messages in a stream."));
-        assert_eq!(help_reply("help nope").as_deref(), Some("No help for 'nope'."));
-        assert_eq!(help_reply("helpme"), None);
+        let caps = Profile::default().caps();
+        assert_eq!(help_reply("help nope", caps).as_deref(), Some("No help for 'nope'."));
+        assert_eq!(help_reply("helpme", caps), None);
     }
 
     #[test]

@@ -62,6 +62,77 @@ pub fn format_reply(reply: &Reply) -> String {
     out
 }
 
+/// Whether redis-cli prints the reply to `args` raw even on a terminal (or with `--no-raw`):
+/// found by sending every command and subcommand of Redis 8.2.3's COMMAND DOCS, with zero to
+/// two more arguments, from redis-cli 7.0.15 to a fake server answering each with a bulk
+/// string. INFO and LOLWUT always; CLIENT LIST / INFO, MEMORY DOCTOR / MALLOC-STATS, DEBUG
+/// HTSTATS / HTSTATS-KEY / CLIENT-EVICTION and PROXY INFO with any arguments after the
+/// subcommand; CLUSTER INFO / NODES and LATENCY DOCTOR alone; LATENCY GRAPH with one event.
+pub fn prints_raw(args: &[Vec<u8>]) -> bool {
+    let is = |i: usize, name: &str| args.get(i).is_some_and(|a| a.eq_ignore_ascii_case(name.as_bytes()));
+    let sub = |names: &[&str]| names.iter().any(|name| is(1, name));
+    let n = args.len();
+    is(0, "info")
+        || is(0, "lolwut")
+        || (is(0, "client") && sub(&["list", "info"]))
+        || (is(0, "memory") && sub(&["doctor", "malloc-stats"]))
+        || (is(0, "debug") && sub(&["htstats", "htstats-key", "client-eviction"]))
+        || (is(0, "proxy") && sub(&["info"]))
+        || (is(0, "cluster") && sub(&["info", "nodes"]) && n == 2)
+        || (is(0, "latency") && ((sub(&["doctor"]) && n == 2) || (sub(&["graph"]) && n == 3)))
+}
+
+/// A reply to `args` as redis-cli prints it: raw for the commands of [`prints_raw`], as
+/// [`format_reply`] otherwise.
+pub fn format_reply_to(args: &[Vec<u8>], reply: &Reply) -> String {
+    if prints_raw(args) {
+        format_raw(reply)
+    } else {
+        format_reply(reply)
+    }
+}
+
+/// A reply as redis-cli prints it raw, without the final newline.
+pub fn format_raw(reply: &Reply) -> String {
+    let mut out = String::new();
+    write_raw(&mut out, reply);
+    // The text's own `\r\n` line ends are lines (a char loop: a substring pattern would bring
+    // a second string searcher into the wasm), and redis-cli adds no newline after it.
+    let mut text = String::with_capacity(out.len());
+    let mut chars = out.chars().peekable();
+    while let Some(c) = chars.next() {
+        if c != '\r' || chars.peek() != Some(&'\n') {
+            text.push(c);
+        }
+    }
+    while text.ends_with('\n') {
+        text.pop();
+    }
+    text
+}
+
+/// redis-cli's raw form: strings and error texts as they are (an error without `(error) `),
+/// numbers bare, nothing for a null, an aggregate's elements one per line.
+fn write_raw(out: &mut String, reply: &Reply) {
+    match reply {
+        Reply::Status(s) => out.push_str(s),
+        Reply::Error(e) => out.push_str(&crate::reply::shown_error(e)),
+        Reply::Integer(i) => out.push_str(&i.to_string()),
+        Reply::Bulk(b) | Reply::Verbatim { text: b, .. } => out.push_str(&String::from_utf8_lossy(b)),
+        Reply::NullBulk | Reply::NullArray => {}
+        Reply::Array(items) | Reply::Set(items) | Reply::Push(items) => {
+            for (n, item) in items.iter().enumerate() {
+                if n > 0 {
+                    out.push('\n');
+                }
+                write_raw(out, item);
+            }
+        }
+        // Not a reply these commands give; printed as on a terminal.
+        _ => write_reply(out, reply, ""),
+    }
+}
+
 /// Whether a map value goes on its own line (see the module docs).
 fn spans_lines(reply: &Reply) -> bool {
     match reply {
@@ -159,6 +230,35 @@ mod tests {
         let all: Vec<u8> = (0..=255).collect();
         assert_eq!(quote_bytes(&all), expected);
         assert_eq!(quote_bytes(b""), "\"\"");
+    }
+
+    #[test]
+    fn the_commands_redis_cli_prints_raw_print_raw() {
+        let args = |line: &str| line.split(' ').map(|w| w.as_bytes().to_vec()).collect::<Vec<_>>();
+        let info = Reply::bulk("# Keyspace\r\ndb0:keys=1,expires=0,avg_ttl=0\r\n");
+        assert_eq!(format_reply_to(&args("INFO keyspace"), &info), "# Keyspace\ndb0:keys=1,expires=0,avg_ttl=0");
+        assert_eq!(format_reply_to(&args("client list"), &Reply::bulk("id=1 addr=x\n")), "id=1 addr=x");
+        let error = Reply::Error("ERR wrong number of arguments for 'client|info' command".into());
+        assert_eq!(
+            format_reply_to(&args("CLIENT INFO x"), &error),
+            "ERR wrong number of arguments for 'client|info' command"
+        );
+        assert_eq!(format_reply_to(&args("LOLWUT"), &Reply::Array(vec![Reply::bulk("a"), Reply::Integer(5)])), "a\n5");
+        for quoted in
+            ["CLIENT GETNAME", "CLUSTER INFO x", "LATENCY DOCTOR x", "LATENCY GRAPH", "XINFO STREAM s", "MEMORY"]
+        {
+            assert_eq!(format_reply_to(&args(quoted), &Reply::bulk("a\r\nb")), "\"a\\r\\nb\"", "{quoted}");
+        }
+        for raw in [
+            "CLUSTER NODES",
+            "LATENCY DOCTOR",
+            "LATENCY GRAPH command",
+            "MEMORY DOCTOR x",
+            "DEBUG HTSTATS 0",
+            "proxy info",
+        ] {
+            assert!(prints_raw(&args(raw)), "{raw}");
+        }
     }
 
     #[test]

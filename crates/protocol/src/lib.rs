@@ -17,6 +17,7 @@ pub mod console;
 mod double;
 pub mod error;
 pub mod format;
+pub mod help;
 pub mod history;
 pub mod profile;
 pub mod reply;
@@ -27,7 +28,7 @@ pub mod tokenize;
 
 pub use console::{Console, Output, OutputKind};
 pub use error::{CmdError, Msg};
-pub use format::{format_reply, quote_bytes, SUBSCRIBE_BANNER};
+pub use format::{format_reply, format_reply_to, quote_bytes, SUBSCRIBE_BANNER};
 pub use history::{Record, Step, StepOutput, Timeline};
 pub use profile::{Capabilities, Profile, UnknownProfile, PROFILES};
 pub use reply::Reply;

@@ -91,7 +91,7 @@ fn completion_and_the_hint_answer_any_line_with_valid_lines() {
     for _ in 0..20_000 {
         let line = text::line(&mut rng, VOCABULARY);
         let _ = syntax_hint(&line);
-        let _ = help_reply(&line);
+        let _ = help_reply(&line, streamlab_protocol::Profile::default().caps());
         let found = completions(&line);
         let before: Vec<&str> = words(&line).collect();
         let partial = if !ends_in_word(&line) { "" } else { before.last().copied().unwrap_or("") };

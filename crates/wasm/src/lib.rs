@@ -8,6 +8,7 @@
 
 pub mod diff;
 pub mod embed;
+pub mod export;
 pub mod grade;
 pub mod lesson;
 pub mod share;
@@ -16,7 +17,7 @@ pub mod view;
 use serde::Serialize;
 use streamlab_engine::{IdMode, StreamId};
 use streamlab_protocol::history::{Record, Step};
-use streamlab_protocol::{format_reply, Clock, Console, Output, OutputKind, Reply, Session};
+use streamlab_protocol::{format_reply_to, Clock, Console, Output, OutputKind, Reply, Session};
 
 pub use share::SessionSpec;
 pub use streamlab_protocol::console::{command_line, completions, help_reply, syntax_hint};
@@ -67,8 +68,9 @@ impl OutputView {
         outputs.iter().all(|o| o.kind != "error")
     }
 
-    fn reply(to: Option<String>, reply: &Reply) -> OutputView {
-        OutputView::from(Output { to, text: format_reply(reply), kind: OutputKind::of(reply) })
+    /// A reply to `args` (nothing for a delivery: a served read never prints raw).
+    fn reply(to: Option<String>, args: &[Vec<u8>], reply: &Reply) -> OutputView {
+        OutputView::from(Output { to, text: format_reply_to(args, reply), kind: OutputKind::of(reply) })
     }
 }
 
@@ -143,23 +145,7 @@ impl Playground {
     /// A fresh playground for `spec`'s profile, clock and fill (its log is not run: see
     /// [`Playground::restore`]).
     pub fn new(spec: &SessionSpec) -> Playground {
-        let mut session = Session::with_profile(Clock::Virtual(spec.clock), spec.profile);
-        if let Some((key, count)) = &spec.fill {
-            // Filling goes straight to the session, before history starts: it is the
-            // starting point, not a hundred thousand steps.
-            for i in 1..=*count {
-                let args = vec![
-                    b"XADD".to_vec(),
-                    key.as_bytes().to_vec(),
-                    format!("{i}-0").into_bytes(),
-                    b"n".to_vec(),
-                    i.to_string().into_bytes(),
-                ];
-                session.execute(0, args);
-            }
-            session.disconnect(0);
-        }
-        let console = Console::with_connections(session, &FIRST_CONNECTIONS).interactive();
+        let console = start_console(spec);
         let opened = Opened::default();
         let snapshot = view::snapshot(&console, &opened);
         let spec = SessionSpec { log: String::new(), ..spec.clone() };
@@ -354,9 +340,14 @@ impl Playground {
 
     /// A recorded step with what it printed and `changes`.
     fn describe(&self, record: &Record, changes: Vec<String>) -> Described {
-        let mut output: Vec<OutputView> = record.output.replies.iter().map(|r| OutputView::reply(None, r)).collect();
+        let args: &[Vec<u8>] = match &record.step {
+            Step::Execute { args, .. } => args,
+            _ => &[],
+        };
+        let mut output: Vec<OutputView> =
+            record.output.replies.iter().map(|r| OutputView::reply(None, args, r)).collect();
         output.extend(
-            record.output.deliveries.iter().map(|d| OutputView::reply(Some(self.console.label(d.conn)), &d.reply)),
+            record.output.deliveries.iter().map(|d| OutputView::reply(Some(self.console.label(d.conn)), &[], &d.reply)),
         );
         Described { step: record.step.clone(), output, changes }
     }
@@ -411,8 +402,30 @@ impl Playground {
 
     /// A script for `redis-cli` that replays the session against a real server.
     pub fn export(&self) -> String {
-        share::redis_cli_script(&self.spec())
+        export::redis_cli_script(&self.spec())
     }
+}
+
+/// The console a playground for `spec` starts with: its profile, clock and fill, and the
+/// first connections (its log is not run).
+fn start_console(spec: &SessionSpec) -> Console {
+    let mut session = Session::with_profile(Clock::Virtual(spec.clock), spec.profile);
+    if let Some((key, count)) = &spec.fill {
+        // Filling goes straight to the session, before history starts: it is the starting
+        // point, not a hundred thousand steps.
+        for i in 1..=*count {
+            let args = vec![
+                b"XADD".to_vec(),
+                key.as_bytes().to_vec(),
+                format!("{i}-0").into_bytes(),
+                b"n".to_vec(),
+                i.to_string().into_bytes(),
+            ];
+            session.execute(0, args);
+        }
+        session.disconnect(0);
+    }
+    Console::with_connections(session, &FIRST_CONNECTIONS).interactive()
 }
 
 /// The profile a `:profile NAME` line switches to, when it is one naming a known profile

@@ -1,8 +1,8 @@
 //! Sessions as text: the share fragment (`#profile=...&clock=...&log=...`) that reproduces a
-//! session, and the redis-cli script that replays it against a real server.
+//! session (the redis-cli script that replays it against a real server is `export.rs`).
 
-use streamlab_protocol::console::{command_line, fill_count, parse_clock, FILL_BUDGET, MAX_FILL};
-use streamlab_protocol::{tokenize, Profile, VIRTUAL_CLOCK_MAX_MS, VIRTUAL_EPOCH_MS};
+use streamlab_protocol::console::{fill_count, FILL_BUDGET, MAX_FILL};
+use streamlab_protocol::{Profile, VIRTUAL_CLOCK_MAX_MS, VIRTUAL_EPOCH_MS};
 
 /// What a session is made from: an engine profile, a starting clock, an optional big stream
 /// to start with, and the console lines that were run.
@@ -150,152 +150,6 @@ pub fn decode(text: &str) -> Option<String> {
     String::from_utf8(out).ok()
 }
 
-/// A script for `redis-cli` (`redis-cli < session.redis`) that replays the session's commands
-/// against a real server. `spec.log` is a console script (`Console::script`): commands and
-/// `:as`, `:clock` and `:fill` lines. Meta-commands become comments: a real server has one
-/// clock, and each connection needs its own redis-cli, so those places are marked for the reader.
-///
-/// The file is read by redis-cli, which splits its input on `\n` only and each line as
-/// `sdssplitargs` does; the link a session came from is untrusted. So every line is rebuilt
-/// from the arguments the console would run, each quoted by [`command_line`], which redis-cli
-/// reads back into the same bytes: no command, key or name reaches the file as it was typed
-/// (comment lines aside, which have no `\n` and so stay one line that runs nothing), and one
-/// line of the page is one line of the file.
-pub fn redis_cli_script(spec: &SessionSpec) -> String {
-    let mut out = String::from(
-        "# StreamLab session, exported for redis-cli: redis-cli < this-file\n\
-         # Lines after a '# --- connection' comment ran on that connection in StreamLab; run them in\n\
-         # their own redis-cli if the difference matters (MULTI, blocked reads, subscriptions).\n",
-    );
-    out.push_str(&format!("# profile {}, virtual clock started at {} ms\n", spec.profile, spec.clock));
-    if let Some((key, count)) = &spec.fill {
-        fill_lines(&mut out, key.as_bytes(), *count);
-    }
-    for line in spec.log.lines() {
-        script_line(&mut out, line);
-    }
-    out
-}
-
-/// One console line as the script's line: what the console would do with it (see
-/// `Console::run`), for redis-cli.
-fn script_line(out: &mut String, line: &str) {
-    let trimmed = line.trim();
-    if trimmed.is_empty() {
-        return;
-    }
-    if trimmed.starts_with('#') {
-        // The console ignores it and so does the server (`#` is no command). Without a `\n`
-        // in it, nothing in a comment line can reach the server as another command.
-        out.push_str(trimmed);
-        out.push('\n');
-        return;
-    }
-    if let Some(meta) = trimmed.strip_prefix(':') {
-        let mut words = meta.split_whitespace();
-        match (words.next(), words.next(), words.next(), words.next()) {
-            (Some("as"), Some(name), None, None) => {
-                out.push_str(&format!("# --- connection {}\n", quoted(name.as_bytes())));
-            }
-            (Some("clock"), Some(step), None, None) => {
-                if let Some(ms) = parse_clock(step) {
-                    out.push_str(&format!(
-                        "# the clock moved forward {ms} ms here (wait that long on a real server)\n"
-                    ));
-                }
-            }
-            (Some("fill"), Some(key), Some(count), None) => {
-                if let Ok(count) = count.parse::<u64>() {
-                    out.push_str(&format!(
-                        "# {count} generated order entries were added to {} here (:fill)\n",
-                        quoted(key.as_bytes())
-                    ));
-                }
-            }
-            // Anything else ran nothing (the console refused it), or cannot be replayed line
-            // by line (`:undo`; a console script has none).
-            _ => {}
-        }
-        return;
-    }
-    // A line the console cannot split ran nothing either.
-    let Ok(args) = tokenize(trimmed.as_bytes()) else { return };
-    let Some(first) = args.first() else { return };
-    if read_by_redis_cli(first, args.len()) {
-        // redis-cli would act on it itself (exit, connect elsewhere, repeat the rest…), not
-        // send it, and no quoting changes that: the server only ever refused these (unknown
-        // command) or closed the connection (QUIT).
-        out.push_str(&format!("# not sent, redis-cli would run it itself: {}\n", command_line(&args)));
-        return;
-    }
-    out.push_str(&command_line(&args));
-    out.push('\n');
-}
-
-/// The session's starting stream: `1-0`..`N-0` with field `n`, as `Playground::new` builds it.
-/// A few lines are written out; a big fill is one server-side loop, so the file stays small
-/// and no shell is involved (the key is an argument like any other).
-fn fill_lines(out: &mut String, key: &[u8], count: u64) {
-    out.push_str(&format!("# the session started with {count} entries in {}:\n", quoted(key)));
-    if count <= 1_000 {
-        for i in 1..=count {
-            let args = [
-                b"XADD".to_vec(),
-                key.to_vec(),
-                format!("{i}-0").into_bytes(),
-                b"n".to_vec(),
-                i.to_string().into_bytes(),
-            ];
-            out.push_str(&command_line(&args));
-            out.push('\n');
-        }
-    } else {
-        let args = [
-            b"EVAL".to_vec(),
-            FILL_SCRIPT.as_bytes().to_vec(),
-            b"1".to_vec(),
-            key.to_vec(),
-            count.to_string().into_bytes(),
-        ];
-        out.push_str(&command_line(&args));
-        out.push('\n');
-    }
-}
-
-/// The Lua loop of a big fill: the same XADDs as the short form (`%d`, since a Lua number
-/// concatenated as text could print in exponent form).
-const FILL_SCRIPT: &str = "for i = 1, tonumber(ARGV[1]) do redis.call('XADD', KEYS[1], string.format('%d-0', i), 'n', string.format('%d', i)) end";
-
-/// One word as redis-cli reads it back.
-fn quoted(word: &[u8]) -> String {
-    command_line(&[word.to_vec()])
-}
-
-/// Whether redis-cli's prompt handles a line with `argc` words starting with `first` itself
-/// instead of sending it (quoting cannot stop that: it looks at the word after unquoting, as a
-/// C string, so up to a NUL): `quit`/`exit`, `:preferences`, `restart`, `connect HOST PORT`,
-/// `clear`, `help`/`?`, and a number (or nothing) before a command, read as a repeat count.
-fn read_by_redis_cli(first: &[u8], argc: usize) -> bool {
-    let word = first.split(|&b| b == 0).next().unwrap_or_default();
-    let is = |name: &str| word.eq_ignore_ascii_case(name.as_bytes());
-    // strtol: optional C whitespace, an optional sign, then digits up to the end.
-    let number = {
-        let spaces = word.iter().take_while(|b| matches!(b, b' ' | b'\t'..=b'\r')).count();
-        let rest = word.get(spaces..).unwrap_or_default();
-        let rest = rest.strip_prefix(b"+").or_else(|| rest.strip_prefix(b"-")).unwrap_or(rest);
-        word.is_empty() || (!rest.is_empty() && rest.iter().all(u8::is_ascii_digit))
-    };
-    is("quit")
-        || is("exit")
-        || word.first() == Some(&b':')
-        || is("restart")
-        || (is("connect") && argc == 3)
-        || (is("clear") && argc == 1)
-        || is("help")
-        || is("?")
-        || (number && argc > 1)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -348,25 +202,6 @@ mod tests {
     }
 
     #[test]
-    fn redis_cli_scripts_keep_commands_and_mark_meta_commands() {
-        let spec =
-            SessionSpec { log: "XADD s 1-0 f v\n:as bob\n:clock +1500\nXLEN s\n".into(), ..SessionSpec::default() };
-        let script = redis_cli_script(&spec);
-        assert!(script.ends_with("XADD s 1-0 f v\n# --- connection bob\n# the clock moved forward 1500 ms here (wait that long on a real server)\nXLEN s\n"), "{script}");
-    }
-
-    /// The arguments redis-cli reads from each line of a script that is not a comment (the
-    /// console's tokenizer splits as redis-cli's `sdssplitargs` does).
-    fn commands(script: &str) -> Vec<Vec<Vec<u8>>> {
-        let lines = script.lines().filter(|l| !l.starts_with('#'));
-        lines.map(|l| tokenize(l.as_bytes()).unwrap_or_else(|e| panic!("{l:?}: {e}"))).collect()
-    }
-
-    fn words(words: &[&[u8]]) -> Vec<Vec<u8>> {
-        words.iter().map(|w| w.to_vec()).collect()
-    }
-
-    #[test]
     fn fill_keys_with_control_characters_are_refused() {
         for fragment in ["fill=x%0AFLUSHALL%0A%23%3A3", "fill=x%0D%3A3", "fill=a%00b%3A1", "fill=%C2%85%3A1"] {
             let error = SessionSpec::parse(fragment).unwrap_err();
@@ -374,57 +209,5 @@ mod tests {
         }
         let spec = SessionSpec::parse("fill=big%20stream%20%E2%9C%93%3A2").unwrap();
         assert_eq!(spec.fill, Some(("big stream ✓".into(), 2)));
-    }
-
-    #[test]
-    fn exported_fills_quote_their_key_and_use_no_shell() {
-        let key = "k$(touch /tmp/pwned) \"q\" 'a' \\ é";
-        let small = redis_cli_script(&SessionSpec { fill: Some((key.into(), 2)), ..SessionSpec::default() });
-        assert_eq!(
-            commands(&small),
-            [
-                words(&[b"XADD", key.as_bytes(), b"1-0", b"n", b"1"]),
-                words(&[b"XADD", key.as_bytes(), b"2-0", b"n", b"2"])
-            ]
-        );
-        let big = redis_cli_script(&SessionSpec { fill: Some((key.into(), 1_001)), ..SessionSpec::default() });
-        assert_eq!(commands(&big), [words(&[b"EVAL", FILL_SCRIPT.as_bytes(), b"1", key.as_bytes(), b"1001"])]);
-        // The key is in the comments too, quoted: no `$(` outside quotes, no shell loop.
-        assert!(!big.contains("seq") && !big.contains("| redis-cli"), "{big}");
-        assert!(big.contains("entries in \"k$(touch /tmp/pwned) \\\"q\\\" 'a' \\\\ \\xc3\\xa9\":"), "{big}");
-    }
-
-    #[test]
-    fn exported_lines_are_the_arguments_the_console_ran() {
-        let log = "SET \"k\\nFLUSHALL\" v\nSET r v\rDEL canary\nSET z 1\0FLUSHALL\n  SET t v\r\nSET \"u\nXLEN s\n# a note\n:as a\"b\\c\n:clock +1.5s\n:clock soon\n:fill big 3\n:undo\n";
-        let script = redis_cli_script(&SessionSpec { log: log.into(), ..SessionSpec::default() });
-        assert_eq!(
-            commands(&script),
-            [
-                words(&[b"SET", b"k\nFLUSHALL", b"v"]),
-                words(&[b"SET", b"r", b"v", b"DEL", b"canary"]),
-                words(&[b"SET", b"z", b"1"]),
-                words(&[b"SET", b"t", b"v"]),
-                words(&[b"XLEN", b"s"]),
-            ]
-        );
-        let tail = script.split_once("XLEN s\n").unwrap().1;
-        assert_eq!(
-            tail,
-            "# a note\n# --- connection \"a\\\"b\\\\c\"\n\
-             # the clock moved forward 1500 ms here (wait that long on a real server)\n\
-             # 3 generated order entries were added to big here (:fill)\n"
-        );
-    }
-
-    #[test]
-    fn lines_redis_cli_would_run_itself_are_not_sent() {
-        let log = "\"quit\"\nEXIT\n\":set\" hints\n\"connect\" 127.0.0.1 6380\n3 SET rep v\n\"\" SET e v\n\"-1\" X\n\" +7\" X\nhelp XADD\n\"?\"\n\"clear\"\n\"quit\\x00x\"\n\"5\\x00\" SET n v\nclear x\nconnect h\n3\n5a SET x v\n";
-        let script = redis_cli_script(&SessionSpec { log: log.into(), ..SessionSpec::default() });
-        assert_eq!(
-            commands(&script),
-            [words(&[b"clear", b"x"]), words(&[b"connect", b"h"]), words(&[b"3"]), words(&[b"5a", b"SET", b"x", b"v"])]
-        );
-        assert_eq!(script.matches("# not sent, redis-cli would run it itself: ").count(), 13, "{script}");
     }
 }

@@ -70,15 +70,23 @@ pub const COMMANDS: &[CommandSpec] = &[
         since: "2.8.0",
         group: "pubsub",
         subcommands: &[
-            SubSpec { name: "channels", arity: -2, syntax: "[pattern]", summary: "Returns the active channels." },
+            SubSpec {
+                name: "channels",
+                since: "2.8.0",
+                arity: -2,
+                syntax: "[pattern]",
+                summary: "Returns the active channels.",
+            },
             SubSpec {
                 name: "numsub",
+                since: "2.8.0",
                 arity: -2,
                 syntax: "[channel [channel ...]]",
                 summary: "Returns a count of subscribers to channels.",
             },
             SubSpec {
                 name: "numpat",
+                since: "2.8.0",
                 arity: 2,
                 syntax: "",
                 summary: "Returns a count of unique pattern subscriptions.",
@@ -116,13 +124,32 @@ pub const COMMANDS: &[CommandSpec] = &[
         since: "2.4.0",
         group: "connection",
         subcommands: &[
-            SubSpec { name: "id", arity: 2, syntax: "", summary: "Returns the unique client ID of the connection." },
-            SubSpec { name: "getname", arity: 2, syntax: "", summary: "Returns the name of the connection." },
-            SubSpec { name: "setname", arity: 3, syntax: "connection-name", summary: "Sets the connection name." },
-            SubSpec { name: "list", arity: -2, syntax: "", summary: "Lists open connections." },
+            SubSpec {
+                name: "id",
+                since: "5.0.0",
+                arity: 2,
+                syntax: "",
+                summary: "Returns the unique client ID of the connection.",
+            },
+            SubSpec {
+                name: "getname",
+                since: "2.6.9",
+                arity: 2,
+                syntax: "",
+                summary: "Returns the name of the connection.",
+            },
+            SubSpec {
+                name: "setname",
+                since: "2.6.9",
+                arity: 3,
+                syntax: "connection-name",
+                summary: "Sets the connection name.",
+            },
+            SubSpec { name: "list", since: "2.4.0", arity: -2, syntax: "", summary: "Lists open connections." },
             #[cfg(feature = "host")]
             SubSpec {
                 name: "kill",
+                since: "2.4.0",
                 arity: -3,
                 syntax: "<ip:port | <ID | ADDR | LADDR | TYPE | USER | SKIPME | MAXAGE> value ...>",
                 summary: "Terminates open connections.",
@@ -130,6 +157,7 @@ pub const COMMANDS: &[CommandSpec] = &[
             #[cfg(feature = "host")]
             SubSpec {
                 name: "pause",
+                since: "3.0.0",
                 arity: -3,
                 syntax: "timeout [WRITE | ALL]",
                 summary: "Suspends commands processing.",
@@ -137,6 +165,7 @@ pub const COMMANDS: &[CommandSpec] = &[
             #[cfg(feature = "host")]
             SubSpec {
                 name: "unpause",
+                since: "6.2.0",
                 arity: 2,
                 syntax: "",
                 summary: "Resumes processing commands from paused clients.",

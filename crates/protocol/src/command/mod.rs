@@ -136,6 +136,8 @@ pub struct SubSpec {
     pub name: &'static str,
     /// Redis arity counting the command and subcommand (negative: at least that many).
     pub arity: i32,
+    /// The version it appeared in (as COMMAND DOCS says, which `help @group` prints).
+    pub since: &'static str,
     /// Syntax after the command and subcommand names.
     pub syntax: &'static str,
     /// One-line summary.

@@ -67,20 +67,35 @@ pub const COMMANDS: &[CommandSpec] = &[
         subcommands: &[
             SubSpec {
                 name: "get",
+                since: "2.0.0",
                 arity: -3,
                 syntax: "parameter [parameter ...]",
                 summary: "Returns the effective values of configuration parameters.",
             },
             SubSpec {
                 name: "set",
+                since: "2.0.0",
                 arity: -4,
                 syntax: "parameter value [parameter value ...]",
                 summary: "Sets configuration parameters in-flight.",
             },
-            SubSpec { name: "resetstat", arity: 2, syntax: "", summary: "Resets the server's statistics." },
-            SubSpec { name: "rewrite", arity: 2, syntax: "", summary: "Persists the effective configuration to file." },
+            SubSpec {
+                name: "resetstat",
+                since: "2.0.0",
+                arity: 2,
+                syntax: "",
+                summary: "Resets the server's statistics.",
+            },
+            SubSpec {
+                name: "rewrite",
+                since: "2.8.0",
+                arity: 2,
+                syntax: "",
+                summary: "Persists the effective configuration to file.",
+            },
             SubSpec {
                 name: "help",
+                since: "5.0.0",
                 arity: 2,
                 syntax: "",
                 summary: "Returns helpful text about the different subcommands.",
@@ -97,21 +112,24 @@ pub const COMMANDS: &[CommandSpec] = &[
         since: "2.8.13",
         group: "server",
         subcommands: &[
-            SubSpec { name: "count", arity: 2, syntax: "", summary: "Returns a count of commands." },
+            SubSpec { name: "count", since: "2.8.13", arity: 2, syntax: "", summary: "Returns a count of commands." },
             SubSpec {
                 name: "docs",
+                since: "7.0.0",
                 arity: -2,
                 syntax: "[command-name [command-name ...]]",
                 summary: "Returns documentary information about one, multiple or all commands.",
             },
             SubSpec {
                 name: "info",
+                since: "2.8.13",
                 arity: -2,
                 syntax: "[command-name [command-name ...]]",
                 summary: "Returns information about one, multiple or all commands.",
             },
             SubSpec {
                 name: "help",
+                since: "5.0.0",
                 arity: 2,
                 syntax: "",
                 summary: "Returns helpful text about the different subcommands.",
