@@ -31,8 +31,10 @@ async function openFixture(page) {
   await page.waitForSelector('.lesson .task');
 }
 
-/** Opens task `n` (from 1) from the task list. */
+/** Opens task `n` (from 1) from the task list (on a phone, back in the task's view first). */
 async function task(page, n) {
+  const taskView = page.locator('label[for="view-task"]');
+  if (await taskView.isVisible() && !(await page.locator('.task-list').isVisible())) await taskView.click();
   await page.locator('.task-list .task-link').nth(n - 1).click();
   await page.waitForSelector(`.task h3:has-text("Task ${n}:")`);
 }

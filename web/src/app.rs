@@ -14,7 +14,7 @@ use crate::lesson_run::Step;
 use crate::lessons::{file_name, Catalog, LessonList};
 use crate::page;
 use crate::pictures::Pictures;
-use crate::player::{Host, LessonPanel};
+use crate::player::{beside_goal, Host, LessonPanel};
 use crate::profile::ProfileSelect;
 use crate::state::{Action, AppState, View};
 use crate::tables::Tables;
@@ -330,7 +330,7 @@ pub fn App() -> Html {
         <main class={classes!("layout", state.lesson.is_some().then_some("with-lesson"))}>
             if let Some(run) = &state.lesson {
                 <LessonPanel run={run.clone()} commands={run.commands(&state.lab.borrow())}
-                    host={Host { page: true, task_list: true, goal_shown: state.goal.is_some() }} {on_step} />
+                    host={Host { page: true, task_list: true, goal_shown: state.goal.is_some(), console: true }} {on_step} />
             }
             <div class="left">
                 <Console
@@ -354,17 +354,10 @@ pub fn App() -> Html {
                     <span class="now">{format!("engine clock {}", elapsed(snapshot.now - start))}</span>
                 </div>
                 if let Some(goal) = state.goal.clone() {
-                    <div class="compare">
-                        <section aria-labelledby="now-title">
-                            <h3 id="now-title">{"Your state"}</h3>
-                            {state_view(state.view, state.snapshot.clone(), state.previous.clone(), dispatch.clone())}
-                        </section>
-                        <section class="goal" aria-labelledby="goal-title">
-                            <h3 id="goal-title">{"Goal (after the reference solution)"}</h3>
-                            // The goal is drawn still: it has no step before it to animate from.
-                            {state_view(state.view, goal.clone(), goal, dispatch.clone())}
-                        </section>
-                    </div>
+                    {beside_goal(
+                        state_view(state.view, state.snapshot.clone(), state.previous.clone(), dispatch.clone()),
+                        state_view(state.view, goal.clone(), goal, dispatch.clone()),
+                    )}
                 } else {
                     {state_view(state.view, state.snapshot.clone(), state.previous.clone(), dispatch.clone())}
                 }

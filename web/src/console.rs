@@ -265,8 +265,11 @@ pub fn Console(props: &ConsoleProps) -> Html {
             </nav>
             <div class="log" role="log" aria-live="polite" aria-label="Console output" tabindex="0" ref={log_ref}>
                 if props.log.is_empty() {
-                    <p class="intro">{"Type a Redis command, for example "}<code>{"XADD jobs * type email"}</code>
-                    {". Tabs are client connections; "}<code>{"help XADD"}</code>{" explains a command, Tab completes, ↑/↓ recall, Ctrl+L clears."}</p>
+                    // The examples go into the input (Enter runs them); the keys are no help on
+                    // a touch screen, which the style sheet hides them on.
+                    <p class="intro">{"Type a Redis command, for example "}{crate::markdown::try_button("XADD jobs * type email", &on_edit)}
+                    {". Tabs are client connections; "}{crate::markdown::try_button("help XADD", &on_edit)}{" explains a command"}
+                    <span class="keys-help">{", Tab completes, ↑/↓ recall, Ctrl+L clears"}</span>{"."}</p>
                 }
                 <div class="log-items">{ for entries }</div>
             </div>

@@ -13,7 +13,7 @@ use std::rc::Rc;
 use streamlab_wasm::embed::{CommandEvent, EmbedOptions, ErrorEvent, Layout, Mode, ReadyEvent, SetupErrorEvent};
 use streamlab_wasm::json;
 use streamlab_wasm::lesson::{describe, split_connection, Progress, Tutor};
-use streamlab_wasm::{OutputView, Playground, SessionSpec};
+use streamlab_wasm::{OutputView, Playground, SessionSpec, SnapshotView};
 use wasm_bindgen::prelude::*;
 use yew::prelude::*;
 use yew::AppHandle;
@@ -21,7 +21,7 @@ use yew::AppHandle;
 use crate::console::Console;
 use crate::lesson_run::{LessonRun, Rules, Step};
 use crate::pictures::Pictures;
-use crate::player::{Host, LessonPanel};
+use crate::player::{beside_goal, Host, LessonPanel};
 use crate::state::{Action, AppState};
 
 /// What the component and its handle share: the options, the page's event callback, and the
@@ -37,6 +37,8 @@ struct Shared {
     lesson: Option<RefCell<LessonRun>>,
     /// Redraws the widget after the lesson changed.
     redraw: RefCell<Option<Callback<()>>>,
+    /// The current task's goal, while the learner has it shown (a task's start drops it).
+    goal: RefCell<Option<Rc<SnapshotView>>>,
 }
 
 impl Shared {
@@ -138,6 +140,16 @@ impl Shared {
         }
     }
 
+    /// Shows the current task's goal beside the state, or hides it.
+    fn show_goal(&self, show: bool) {
+        let goal = self.lesson.as_ref().filter(|_| show).and_then(|lesson| {
+            let lesson = lesson.borrow();
+            lesson.tutor.goal_snapshot(lesson.task())
+        });
+        *self.goal.borrow_mut() = goal.map(Rc::new);
+        self.redraw();
+    }
+
     /// Performs a lesson step, raises its events and redraws. Errors become `error` events.
     fn lesson_step(&self, step: Step) -> Result<(), String> {
         let Some(lesson) = &self.lesson else { return Err("this widget has no lesson".into()) };
@@ -150,6 +162,7 @@ impl Shared {
             }
         };
         if moving {
+            self.goal.take();
             // The task's session: the reducer re-reads it, with an empty scrollback unless it
             // continues the learner's own.
             let continued = lesson.borrow().continued;
@@ -307,24 +320,41 @@ fn Embed(props: &EmbedProps) -> Html {
     // for its lifetime (its props are never replaced), so neither callback needs deps.
     let on_step = {
         let shared = shared.clone();
-        use_callback((), move |step: Step, ()| {
-            let _ = shared.lesson_step(step);
+        use_callback((), move |step: Step, ()| match step {
+            Step::Goal(show) => shared.show_goal(show),
+            step => {
+                let _ = shared.lesson_step(step);
+            }
         })
     };
-    let panel = shared.lesson.as_ref().map(|lesson| {
-        let lesson = lesson.borrow();
-        let on_step = on_step.clone();
-        let host = Host { page: false, task_list: shared.options.mode == Mode::Player, goal_shown: false };
-        html! {
-            <LessonPanel run={lesson.clone()} commands={lesson.commands(&shared.lab.borrow())} {host} {on_step} />
-        }
-    });
+    let goal = shared.goal.borrow().clone();
     let with_console = shared.lesson.as_ref().is_none_or(|lesson| lesson.borrow().needs_console());
     let position = state.snapshot.position;
     let (show_console, show_pictures) = match shared.options.layout {
         Layout::Console => (true, false),
         Layout::Pictures => (false, true),
         Layout::Both => (true, true),
+    };
+    let panel = shared.lesson.as_ref().map(|lesson| {
+        let lesson = lesson.borrow();
+        let on_step = on_step.clone();
+        let host = Host {
+            page: false,
+            task_list: shared.options.mode == Mode::Player,
+            goal_shown: goal.is_some(),
+            console: with_console && show_console && !readonly,
+        };
+        html! {
+            <LessonPanel run={lesson.clone()} commands={lesson.commands(&shared.lab.borrow())} {host} {on_step} />
+        }
+    });
+    let pictures = |snapshot: &Rc<SnapshotView>, previous: &Rc<SnapshotView>| {
+        html! { <Pictures snapshot={snapshot.clone()} previous={previous.clone()} on_action={dispatch.clone()} /> }
+    };
+    // A goal asked for is drawn beside the state even where the options show no pictures.
+    let state_part = match &goal {
+        Some(goal) => Some(beside_goal(pictures(&state.snapshot, &state.previous), pictures(goal, goal))),
+        None => show_pictures.then(|| pictures(&state.snapshot, &state.previous)),
     };
     html! {
         <div class={classes!("sl-embed", format!("sl-mode-{}", shared.options.mode.name()))}>
@@ -337,10 +367,10 @@ fn Embed(props: &EmbedProps) -> Html {
                     { button("Reset", None, true) }
                 </div>
             }
-            <div class={classes!("sl-parts", (show_console && show_pictures).then_some("both"))}>
+            <div class={classes!("sl-parts", (show_console && state_part.is_some()).then_some("both"))}>
                 if show_console { {console} }
-                if show_pictures {
-                    <section class="right" aria-label="State"><Pictures snapshot={state.snapshot.clone()} previous={state.previous.clone()} on_action={dispatch.clone()} /></section>
+                if let Some(part) = state_part {
+                    <section class="right" aria-label="State">{part}</section>
                 }
             </div>
             }
@@ -382,8 +412,15 @@ pub fn mount(element: web_sys::Element, options: &str, on_event: js_sys::Functio
         false => None,
     };
     crate::panic::for_widget(&on_event);
-    let shared =
-        Rc::new(Shared { options, on_event, dispatch: RefCell::new(None), lab, lesson, redraw: RefCell::new(None) });
+    let shared = Rc::new(Shared {
+        options,
+        on_event,
+        dispatch: RefCell::new(None),
+        lab,
+        lesson,
+        redraw: RefCell::new(None),
+        goal: RefCell::new(None),
+    });
     let app = yew::Renderer::<Embed>::with_root_and_props(element, EmbedProps { shared: shared.clone() }).render();
     Ok(Widget { shared, app: Some(app) })
 }

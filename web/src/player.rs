@@ -4,12 +4,22 @@
 //! with their explanations or a typed reply for questions), Previous / Next, and the page's
 //! own buttons when the host is the page. It draws a [`LessonRun`] and speaks in [`Step`]s;
 //! the host performs them (the page through its reducer, the embed with its events).
+//!
+//! The task comes before the introduction, so the task and its Check are on screen when a
+//! lesson opens, whatever the introduction's length; the page's layout rules (style.css)
+//! keep the lesson, the console and the state on screen together. Lines of lesson text that
+//! a console would run (the introduction's demos, command lines of code blocks, the
+//! solution) are buttons that put the line in the console's input: running it is the
+//! learner's Enter, since in a lesson a command changes the graded state and counts against
+//! par.
+
+use std::rc::Rc;
 
 use streamlab_wasm::diff::plural;
 use streamlab_wasm::embed::SolutionPolicy;
 use streamlab_wasm::lesson::{Answer, OptionView, TaskKindView};
 use wasm_bindgen::JsCast;
-use web_sys::{HtmlElement, HtmlInputElement, HtmlTextAreaElement};
+use web_sys::{Element, HtmlElement, HtmlInputElement, HtmlTextAreaElement};
 use yew::prelude::*;
 
 use crate::lesson_run::{LessonRun, Step, TaskRun};
@@ -18,12 +28,15 @@ use crate::markdown;
 /// What the host shows beyond the lesson itself.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Host {
-    /// The full page: All lessons, Sandbox, Start over, Show goal, Run it in the console.
+    /// The full page: All lessons, Sandbox, Start over, Run it in the console, the phone's
+    /// view switch; the goal shown from the start of a reach-state task.
     pub page: bool,
     /// The task list.
     pub task_list: bool,
     /// The goal is shown beside the current state.
     pub goal_shown: bool,
+    /// A console is shown to put the lesson's example lines in.
+    pub console: bool,
 }
 
 #[derive(Properties, PartialEq)]
@@ -41,6 +54,76 @@ pub struct LessonPanelProps {
 /// Why par counts only some commands, where par is shown.
 const PAR_NOTE: &str = "Only commands that change state count; reads such as XINFO, XPENDING and XRANGE are free.";
 
+/// What a phone shows of a lesson, one at a time: the lesson, the console with the timeline,
+/// or the state (their radio buttons' ids, which the layout rules read, and labels). Plain
+/// radio buttons: the browser keeps the choice, and a line put in the console can switch to
+/// it at once, before giving the console's input the keyboard.
+const VIEWS: [(&str, &str); 3] = [("view-task", "Task"), ("view-console", "Console"), ("view-state", "State")];
+
+/// Another view was chosen: it starts at its top, so the page goes back up to the switch if
+/// it was scrolled past it.
+fn view_shown(e: Event) {
+    let layout = e.target_dyn_into::<Element>().and_then(|radio| radio.closest(".layout").ok().flatten());
+    let top = layout.map_or(0.0, |l| l.get_bounding_client_rect().top());
+    if top < 0.0 {
+        gloo::utils::window().scroll_by_with_x_and_y(0.0, top);
+    }
+}
+
+/// The learner's state with the goal beside it (under it, in a narrow column). The goal is
+/// drawn still: it has no step before it to animate from.
+pub fn beside_goal(now: Html, goal: Html) -> Html {
+    html! {
+        <div class="compare">
+            <section aria-labelledby="now-title"><h3 id="now-title">{"Your state"}</h3>{now}</section>
+            <section class="goal" aria-labelledby="goal-title">
+                <h3 id="goal-title">{"Goal (after the reference solution)"}</h3>{goal}
+            </section>
+        </div>
+    }
+}
+
+/// Shows the console next to `from` (the page's or the widget's; on a phone, its view) and
+/// returns where it is.
+fn show_console(from: &Element) -> Option<Element> {
+    let host = from.closest(".layout, .sl-embed").ok()??;
+    if let Some(radio) = host.query_selector("#view-console").ok().flatten() {
+        radio.dyn_into::<HtmlInputElement>().ok()?.set_checked(true);
+    }
+    Some(host)
+}
+
+/// Puts `line` in the console's input next to `from` as if typed, and gives it the keyboard.
+fn put_in_console(from: &Element, line: &str) -> Option<()> {
+    let input = show_console(from)?.query_selector("#console-input").ok()??;
+    let input: HtmlInputElement = input.dyn_into().ok()?;
+    input.set_value(line);
+    // The console keeps what is typed in its own state, from its input events.
+    let init = web_sys::EventInit::new();
+    init.set_bubbles(true);
+    input.dispatch_event(&web_sys::Event::new_with_event_init_dict("input", &init).ok()?).ok()?;
+    input.focus().ok()
+}
+
+/// A demo as the console showed it: each line as lessons write it (a clock move belongs to no
+/// connection), then its reply's lines.
+fn demo_text(demo: &[streamlab_wasm::lesson::DemoLine]) -> String {
+    let mut text = String::new();
+    for d in demo {
+        if !d.line.starts_with(':') {
+            text.push_str(&d.conn);
+            text.push_str("> ");
+        }
+        text.push_str(&d.line);
+        text.push('\n');
+        for line in &d.output {
+            text.push_str(line);
+            text.push('\n');
+        }
+    }
+    text
+}
+
 /// The lesson beside the console.
 #[component]
 pub fn LessonPanel(props: &LessonPanelProps) -> Html {
@@ -50,6 +133,52 @@ pub fn LessonPanel(props: &LessonPanelProps) -> Html {
         let on_step = props.on_step.clone();
         Callback::from(move |_: MouseEvent| on_step.emit(s.clone()))
     };
+    let section = use_node_ref();
+    // Whether the goal is wanted beside the state (from the start on the page, once asked for
+    // in a widget), and the lesson (its view's address) last drawn.
+    let memo = use_mut_ref(|| (props.host.page, 0));
+    let reach = matches!(view.tasks[run.task()].kind, TaskKindView::ReachState { .. });
+    {
+        let (memo, on_step, page, section) = (memo.clone(), props.on_step.clone(), props.host.page, section.clone());
+        let checked = run.current().check.is_some();
+        let deps = (Rc::as_ptr(view) as usize, run.task(), props.host.goal_shown, checked);
+        use_effect_with(deps, move |&(drawn, _, shown, checked)| {
+            // What Check found is brought into view in the lesson's own column (or the page), as
+            // little as it takes.
+            let result = section.cast::<Element>().and_then(|s| s.query_selector(".check-result").ok().flatten());
+            if let Some(result) = result.filter(|_| checked) {
+                let options = web_sys::ScrollIntoViewOptions::new();
+                options.set_block(web_sys::ScrollLogicalPosition::Nearest);
+                result.scroll_into_view_with_scroll_into_view_options(&options);
+            }
+            let (want, last) = *memo.borrow();
+            memo.borrow_mut().1 = drawn;
+            // A lesson opens at the top of the page, not where the list was scrolled to.
+            if page && last != drawn {
+                gloo::utils::window().scroll_to_with_x_and_y(0.0, 0.0);
+            }
+            // The goal stays beside the state while the learner works: the host drops it when
+            // a task starts, and it comes back.
+            if reach && !shown && want {
+                on_step.emit(Step::Goal(true));
+            }
+        });
+    }
+    let toggle_goal = {
+        let (memo, on_step, show) = (memo.clone(), props.on_step.clone(), !props.host.goal_shown);
+        Callback::from(move |_: MouseEvent| {
+            memo.borrow_mut().0 = show;
+            on_step.emit(Step::Goal(show));
+        })
+    };
+    let on_try = props.host.console.then(|| {
+        let section = section.clone();
+        Callback::from(move |line: String| {
+            if let Some(from) = section.cast::<Element>() {
+                put_in_console(&from, &line);
+            }
+        })
+    });
     let noun = if run.rules.questions_only { "Question" } else { "Task" };
     let total = run.order.len();
     let done = run.done();
@@ -58,7 +187,8 @@ pub fn LessonPanel(props: &LessonPanelProps) -> Html {
     let current = run.current();
     let body = match &task.kind {
         TaskKindView::ReachState { par, disabled, continues, .. } => {
-            reach_state(run, (*par, disabled, *continues), props.commands, props.host, &step)
+            let goal = (toggle_goal, props.host.goal_shown);
+            reach_state(run, (*par, disabled, *continues), props.commands, goal, on_try.as_ref(), &step)
         }
         kind => html! {
             <>
@@ -71,7 +201,15 @@ pub fn LessonPanel(props: &LessonPanelProps) -> Html {
         },
     };
     html! {
-        <section class="lesson" aria-labelledby="lesson-title">
+        <>
+        if props.host.page {
+            <div class="views" role="radiogroup" aria-label="Show" onchange={Callback::from(view_shown)}>
+                { for VIEWS.iter().map(|(id, label)| html! {
+                    <><input type="radio" name="view" id={*id} /><label for={*id}>{*label}</label></>
+                }) }
+            </div>
+        }
+        <section class="lesson" aria-labelledby="lesson-title" ref={section}>
             <div class="lesson-top">
                 <h2 id="lesson-title">{markdown::render_inline(&view.title)}</h2>
                 <p class="lesson-meta">{format!("{} min · {} · {done} of {total} solved", view.minutes, view.profile)}</p>
@@ -83,39 +221,19 @@ pub fn LessonPanel(props: &LessonPanelProps) -> Html {
                     </div>
                 }
             </div>
-            if !run.rules.questions_only {
-                <details class="intro" open={run.at == 0 && done == 0}>
-                    <summary>{"Introduction"}</summary>
-                    <div class="md">{markdown::render(&view.summary)}</div>
-                    { for view.intro.iter().map(|intro| html! {
-                        <div class="intro-step">
-                            <div class="md">{markdown::render(&intro.text)}</div>
-                            if !intro.demo.is_empty() {
-                                <pre class="demo" aria-label="Demo" tabindex="0">
-                                    { for intro.demo.iter().map(|d| html! {
-                                        <>
-                                        <span class="prompt">{format!("{}> ", d.conn)}</span>{&d.line}{"\n"}
-                                        { for d.output.iter().map(|o| html! { <>{o}{"\n"}</> }) }
-                                        </>
-                                    }) }
-                                </pre>
-                            }
-                        </div>
-                    }) }
-                </details>
-            }
             if props.host.task_list {
                 <nav aria-label="Tasks">
                     <ol class="task-list">
                         { for run.order.iter().enumerate().map(|(n, &t)| {
                             let solved = run.runs[t].done;
+                            let title = &view.tasks[t].title;
                             html! {
                                 <li>
                                     <button class={classes!("task-link", solved.then_some("done"))}
-                                        aria-current={(n == run.at).then_some("step")}
+                                        aria-current={(n == run.at).then_some("step")} title={plain(title)}
                                         onclick={step(Step::Go(n))}>
                                         <span aria-hidden="true">{if solved { "✓ " } else { "" }}</span>
-                                        {format!("{}. ", n + 1)}{markdown::render_inline(&view.tasks[t].title)}
+                                        {format!("{}. ", n + 1)}<span class="task-name">{markdown::render_inline(title)}</span>
                                         if solved { <span class="sr-only">{" (solved)"}</span> }
                                     </button>
                                 </li>
@@ -129,7 +247,7 @@ pub fn LessonPanel(props: &LessonPanelProps) -> Html {
                     {format!("{noun} {}: ", run.at + 1)}{markdown::render_inline(&task.title)}
                     if current.done { <span class="solved-mark">{" ✓ solved"}</span> }
                 </h3>
-                <div class="md prompt-text">{markdown::render(&task.prompt)}</div>
+                <div class="md prompt-text">{markdown::render_with(&task.prompt, on_try.as_ref())}</div>
                 {body}
                 if let Some(notice) = &run.notice { <p class="notice" role="alert">{notice}</p> }
             </article>
@@ -142,7 +260,23 @@ pub fn LessonPanel(props: &LessonPanelProps) -> Html {
                     if props.host.page { <button onclick={step(Step::List)}>{"Choose another lesson"}</button> }
                 </p>
             }
+            if !run.rules.questions_only {
+                <details class="intro" open={run.at == 0 && done == 0}>
+                    <summary>{"Introduction"}</summary>
+                    <div class="md">{markdown::render(&view.summary)}</div>
+                    { for view.intro.iter().map(|intro| html! {
+                        <div class="intro-step">
+                            <div class="md">{markdown::render_with(&intro.text, on_try.as_ref())}</div>
+                            if !intro.demo.is_empty() {
+                                <pre class="demo" aria-label="Demo" tabindex="0">{markdown::code(&demo_text(&intro.demo), on_try.as_ref())}
+                                </pre>
+                            }
+                        </div>
+                    }) }
+                </details>
+            }
         </section>
+        </>
     }
 }
 
@@ -158,7 +292,8 @@ fn reach_state(
     run: &LessonRun,
     (par, disabled, continues): (usize, &[String], bool),
     commands: usize,
-    host: Host,
+    (toggle_goal, goal_shown): (Callback<MouseEvent>, bool),
+    on_try: Option<&Callback<String>>,
     step: &dyn Fn(Step) -> Callback<MouseEvent>,
 ) -> Html {
     let current = run.current();
@@ -192,9 +327,7 @@ fn reach_state(
                     {if current.hints.is_empty() { "Hint" } else { "Next hint" }}
                 </button>
             }
-            if host.page {
-                <button aria-pressed={host.goal_shown.to_string()} onclick={step(Step::Goal(!host.goal_shown))}>{"Show goal"}</button>
-            }
+            <button aria-pressed={goal_shown.to_string()} onclick={toggle_goal}>{"Show goal"}</button>
             if run.rules.solution != SolutionPolicy::Never && !current.solution && !current.confirming {
                 <button onclick={step(Step::Reveal)}>{"Show solution"}</button>
             }
@@ -227,7 +360,7 @@ fn reach_state(
         } else if current.solution {
             <div class="solution">
                 <p>{"Reference solution ("}<code>{"name> "}</code>{" runs a line on that connection; you can type these lines as they are):"}</p>
-                <pre tabindex="0">{run.solution_lines().join("\n")}</pre>
+                <pre tabindex="0">{markdown::code(&run.solution_lines().join("\n"), on_try)}</pre>
             </div>
         }
         </>
@@ -327,7 +460,14 @@ fn Quiz(props: &QuizProps) -> Html {
     let done = answer.is_some();
     let button = |label: &'static str, s: Step, node: Option<NodeRef>| {
         let on_step = props.on_step.clone();
-        html! { <button type="button" ref={node.unwrap_or_default()} onclick={Callback::from(move |_: MouseEvent| on_step.emit(s.clone()))}>{label}</button> }
+        let onclick = Callback::from(move |e: MouseEvent| {
+            // The predicted command runs in the console: a phone shows it there.
+            if let (Step::Run(_), Some(from)) = (&s, e.target_dyn_into::<Element>()) {
+                show_console(&from);
+            }
+            on_step.emit(s.clone())
+        });
+        html! { <button type="button" ref={node.unwrap_or_default()} {onclick}>{label}</button> }
     };
     let name = format!("quiz-{}", props.index);
     let (legend, fields) = match kind {
@@ -462,7 +602,7 @@ fn order_list(
     texts: &[OptionView],
     order: &UseStateHandle<Vec<usize>>,
     moved: &UseStateHandle<String>,
-    focus: &std::rc::Rc<std::cell::RefCell<Option<String>>>,
+    focus: &Rc<std::cell::RefCell<Option<String>>>,
     list_ref: &NodeRef,
 ) -> Html {
     let count = order.len();
