@@ -55,13 +55,13 @@ test('acknowledged, pending and not yet delivered look different and say so; the
     assert.notEqual(unread.border, acked.border, 'not yet delivered has the cursor\'s border');
     assert.match(acked.label, /acknowledged by every group/);
     assert.match(pending.label, /pending in workers/);
-    assert.match(unread.label, /not yet delivered to workers/);
+    assert.match(unread.label, /still to be delivered to workers/);
     // The same words on hover, with the id's time.
     await entry(page, '4-0').hover();
     const tip = page.locator('.card-wrap:hover .tip');
     assert.ok(await tip.isVisible());
     assert.match(await tip.innerText(), /1970-01-01 00:00:00\.004 UTC: a small id, 4 ms after 1970-01-01/);
-    assert.match(await tip.innerText(), /not yet delivered to workers/);
+    assert.match(await tip.innerText(), /still to be delivered to workers/);
 
     // The lag as a labelled bracket from the cursor to the tail; the entries in it underlined.
     assert.equal(await page.locator('.group .lag-span').innerText(), '▲ 3-0 ⟶ tail 5-0: lag 2: not yet delivered');
@@ -107,12 +107,12 @@ test('PEL cards: described on focus and hover, arrows move between them, and the
     assert.equal(await page.evaluate(() => document.activeElement.dataset.id), '3-0');
     assert.match(await entry(page, '3-0').getAttribute('class'), /\blinked\b/);
     assert.doesNotMatch(await entry(page, '1-0').getAttribute('class'), /\blinked\b/);
+    await screenshot(page, 'pictures-pel-focus-1400.png', { fullPage: false });
     // Hover does the same, and leaving the card for something else puts the light out.
     await cards.first().hover();
     assert.match(await entry(page, '1-0').getAttribute('class'), /\blinked\b/);
     await page.locator('.stream h3').hover();
     assert.equal(await page.locator('.rail .entry.linked').count(), 0);
-    await screenshot(page, 'pictures-pel-hover-1400.png', { fullPage: false });
   });
 });
 
@@ -181,5 +181,26 @@ test('a 700-entry PEL keeps its consumer name beside its first cards; ids never 
     const broken = await page.locator('.pel-card .id').evaluateAll((ids) => ids.filter((e) => e.getClientRects().length > 1 || e.scrollWidth > e.clientWidth + 1).length);
     assert.equal(broken, 0);
     assert.match(await lane.locator('.pel .more').innerText(), /\+500 more/);
+  });
+});
+
+test('in the Show goal side-by-side no id breaks over two lines', async () => {
+  await withPage({ width: 1400, height: 900, random: 0 }, async (page) => {
+    await page.getByRole('button', { name: 'Lessons', exact: true }).click();
+    await page.locator('[data-lesson="setid"] .lesson-open').click();
+    await page.waitForSelector('.lesson .task');
+    await page.getByRole('button', { name: 'Show goal' }).click();
+    await page.waitForSelector('.compare .goal .pel-card');
+    // The lines each id's text is laid out on, by the tops of its boxes.
+    const broken = await page.locator('.compare .pel-card .id, .compare .group-facts code, .compare .rail .entry, .compare .meta dd')
+      .evaluateAll((ids) => ids.filter((e) => {
+        const range = document.createRange();
+        range.selectNodeContents(e);
+        return new Set([...range.getClientRects()].map((r) => Math.round(r.top))).size > 1;
+      }).map((e) => e.textContent));
+    assert.deepEqual(broken, []);
+    assert.ok(await page.locator('.compare .pel-card .id').count() >= 2, 'PEL cards on both sides');
+    await page.locator('.compare').scrollIntoViewIfNeeded();
+    await screenshot(page, 'pictures-goal-1400.png', { fullPage: false });
   });
 });

@@ -130,7 +130,7 @@ fn entry_card(entry: &EntryView, groups: usize, first: bool, mark: Option<&'stat
     let mut about = id_time(&entry.id);
     for (names, what) in [
         (&entry.pending_in, "; pending in "),
-        (&entry.unread_by, "; not yet delivered to "),
+        (&entry.unread_by, "; still to be delivered to "),
         (&entry.cursors, "; last delivered to "),
     ] {
         if !names.is_empty() {
