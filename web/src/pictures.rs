@@ -145,8 +145,10 @@ fn entry_card(entry: &EntryView, groups: usize, first: bool, mark: Option<&'stat
     if groups > open {
         about.push_str(if open == 0 { "; acknowledged by every group" } else { "; acknowledged by the other groups" });
     }
-    let label =
-        format!("entry {}, {}; {about}", entry.id, if entry.deleted { "deleted (tombstone)" } else { fields.as_str() });
+    // One text for the tooltip and the name: a row of elements per field would cost the wasm.
+    let text =
+        format!("{}; {about}", if entry.deleted { "deleted: a tombstone kept in its node" } else { fields.as_str() });
+    let label = format!("entry {}, {text}", entry.id);
     let classes = classes!(
         "entry",
         entry.deleted.then_some("deleted"),
@@ -160,14 +162,7 @@ fn entry_card(entry: &EntryView, groups: usize, first: bool, mark: Option<&'stat
             <button class={classes} tabindex={if first { "0" } else { "-1" }} aria-label={label} data-id={entry.id.clone()}>
                 {&entry.id}
             </button>
-            <div class="tip" role="tooltip">
-                if entry.deleted {
-                    {"deleted: a tombstone kept in its node"}
-                } else {
-                    { for entry.fields.iter().map(|(f, v)| html! { <div><b>{f}</b>{" "}{v}</div> }) }
-                }
-                <div class="about">{about}</div>
-            </div>
+            <div class="tip" role="tooltip">{text}</div>
             { for entry.cursors.iter().map(|g| html! { <span class="cursor" aria-hidden="true">{format!("▲ {g}")}</span> }) }
         </li>
     }

@@ -34,10 +34,7 @@ pub fn id_time(id: &str) -> String {
     let ms = id_order(id).ms;
     let when = utc(ms);
     if ms < SMALL {
-        format!(
-            "{when}: a small id, {} after 1970-01-01 (a virtual clock started near 0, or typed)",
-            duration(ms as i64)
-        )
+        format!("{when}: a small id, {} after 1970", duration(ms as i64))
     } else {
         when
     }
@@ -49,14 +46,14 @@ pub fn id_time(id: &str) -> String {
 const LEGEND: &str = concat!(
     r#"<details class="legend"><summary>Legend: <span class="swatch acked">acknowledged</span>"#,
     r#"<span class="swatch pending">pending</span><span class="swatch unread">not yet delivered</span></summary><ul>"#,
-    r#"<li><span class="swatch acked">1-0</span> behind the group's cursor, not pending: acknowledged (or read with NOACK, or skipped). Plain blue without groups.</li>"#,
-    r#"<li><span class="swatch pending">2-0</span> pending: delivered to a consumer, not yet acknowledged (in the group's PEL).</li>"#,
-    r#"<li><span class="swatch unread">3-0</span> not yet delivered: after a group's cursor; the group's bar counts these as its lag.</li>"#,
-    r#"<li><span class="swatch cursor">▲ name</span> a group's cursor, under its last-delivered-id.</li>"#,
-    r#"<li><span class="swatch deleted">4-0</span> a tombstone: deleted, its room kept until its node goes.</li>"#,
-    r#"<li><span class="swatch pel"><b>2-0</b> ×2 <span class="idle">5 s</span></span> a consumer's PEL card: ×N deliveries, then idle time since the last one (what XCLAIM's min-idle-time compares).</li>"#,
-    r#"<li><span class="swatch pel gone">4-0</span> dashed: pending, but its entry was deleted or trimmed.</li>"#,
-    r#"</ul><p>Hover or focus a card for its details and its id's time; click an entry or a PEL card (or press Enter) for who holds it.</p></details>"#,
+    r#"<li><span class="swatch acked">1-0</span> behind the group's cursor, not pending: acknowledged (or read with NOACK, or skipped)</li>"#,
+    r#"<li><span class="swatch pending">2-0</span> pending: delivered, not yet acknowledged (in the group's PEL)</li>"#,
+    r#"<li><span class="swatch unread">3-0</span> not yet delivered: after a group's cursor, counted in its lag</li>"#,
+    r#"<li><span class="swatch cursor">▲ name</span> a group's cursor, under its last-delivered-id</li>"#,
+    r#"<li><span class="swatch deleted">4-0</span> a tombstone: deleted, its room kept until its node goes</li>"#,
+    r#"<li><span class="swatch pel"><b>2-0</b> ×2 <span class="idle">5 s</span></span> a PEL card: ×N deliveries, then idle time since the last one</li>"#,
+    r#"<li><span class="swatch pel gone">4-0</span> dashed: pending, but its entry was deleted or trimmed</li>"#,
+    r#"</ul><p>Hover or focus a card for its details and its id's time; click it (or Enter) for who holds it.</p></details>"#,
 );
 
 /// The legend, as [`LEGEND`] says.
@@ -110,7 +107,7 @@ pub fn holders(stream: &StreamView, id: &str, now: i64) -> String {
     text.push_str(if stream.groups.is_empty() {
         "\nNo group reads this stream."
     } else {
-        "\nRedis keeps only a pending entry's delivery count and last delivery time: the timeline has the steps that read, claimed or acknowledged it."
+        "\nRedis keeps a pending entry's delivery count and last delivery, not each one: the timeline has those steps."
     });
     text
 }
@@ -125,10 +122,7 @@ mod tests {
         assert_eq!(utc(0), "1970-01-01 00:00:00.000 UTC");
         assert_eq!(utc(951_782_400_000 + 86_399_999), "2000-02-29 23:59:59.999 UTC");
         assert_eq!(id_time("1700000000000-5"), "2023-11-14 22:13:20.000 UTC");
-        assert_eq!(
-            id_time("3301-0"),
-            "1970-01-01 00:00:03.301 UTC: a small id, 3.301 s after 1970-01-01 (a virtual clock started near 0, or typed)"
-        );
+        assert_eq!(id_time("3301-0"), "1970-01-01 00:00:03.301 UTC: a small id, 3.301 s after 1970");
         // The largest id still has a date.
         assert!(utc(u64::MAX).ends_with("UTC"));
     }
