@@ -16,6 +16,10 @@ use yew::prelude::*;
 use crate::motion::{find, id_order, measure_places, motion, quoted, slide, use_media, Motion};
 use crate::state::Action;
 
+mod explain;
+
+use explain::{holders, id_time, legend};
+
 #[derive(Properties, PartialEq)]
 pub struct PicturesProps {
     pub snapshot: Rc<SnapshotView>,
@@ -47,8 +51,25 @@ pub fn lag_text(group: &GroupView) -> String {
     }
 }
 
-/// Arrow keys move between the entry cards of a rail (one tab stop per rail).
-fn rail_keys(e: KeyboardEvent) {
+/// The keys of the cards: arrows move between the entry cards of a rail or the cards of a PEL
+/// lane (one tab stop each); Enter or Space on a PEL card clicks it, as they click an entry's
+/// button, which opens who holds its entry.
+fn card_keys(e: KeyboardEvent) {
+    let Some(card) = e.target().and_then(|t| t.dyn_into::<HtmlElement>().ok()) else { return };
+    let list = card.class_list();
+    // Only from a card: a block's button keeps its keys.
+    let cards = if list.contains("entry") {
+        "button.entry"
+    } else if list.contains("pel-card") {
+        if matches!(e.key().as_str(), "Enter" | " ") {
+            e.prevent_default();
+            card.click();
+            return;
+        }
+        ".pel-card"
+    } else {
+        return;
+    };
     let step: i64 = match e.key().as_str() {
         "ArrowRight" | "ArrowDown" => 1,
         "ArrowLeft" | "ArrowUp" => -1,
@@ -56,22 +77,14 @@ fn rail_keys(e: KeyboardEvent) {
         "End" => i64::MAX,
         _ => return,
     };
-    // Only from an entry card: a block's button keeps its keys.
-    let from_entry =
-        e.target().and_then(|t| t.dyn_into::<Element>().ok()).is_some_and(|t| t.class_list().contains("entry"));
-    if !from_entry {
-        return;
-    }
-    let Some(rail) = e.current_target().and_then(|t| t.dyn_into::<Element>().ok()) else { return };
-    let Ok(cards) = rail.query_selector_all(".entry") else { return };
-    let active = gloo::utils::document().active_element();
+    let Some(scope) = card.closest(".rail, .pel").ok().flatten() else { return };
+    let Ok(cards) = scope.query_selector_all(cards) else { return };
     let len = i64::from(cards.length());
     if len == 0 {
         return;
     }
-    let at = (0..cards.length())
-        .find(|&i| cards.get(i).zip(active.as_ref()).is_some_and(|(card, active)| card.is_same_node(Some(active))))
-        .map_or(0, i64::from);
+    let at =
+        (0..cards.length()).find(|&i| cards.get(i).is_some_and(|c| card.is_same_node(Some(&c)))).map_or(0, i64::from);
     let to = match step {
         i64::MIN => 0,
         i64::MAX => len - 1,
@@ -83,24 +96,65 @@ fn rail_keys(e: KeyboardEvent) {
     }
 }
 
-fn entry_card(entry: &EntryView, first: bool, mark: Option<&'static str>) -> Html {
+/// Marks the rail entry of the PEL card under the pointer or the focus (`.linked`), in the same
+/// pictures (the goal beside the learner's state has its own); none when `card` is in no card.
+fn link(root: &Element, card: Option<Element>) {
+    if let Ok(linked) = root.query_selector_all(".entry.linked") {
+        for i in 0..linked.length() {
+            if let Some(e) = linked.get(i).and_then(|n| n.dyn_into::<Element>().ok()) {
+                let _ = e.class_list().remove_1("linked");
+            }
+        }
+    }
+    let Some(card) = card.and_then(|t| t.closest(".pel-card").ok().flatten()) else { return };
+    let (Some(id), Some(stream)) = (card.get_attribute("data-id"), card.closest(".stream").ok().flatten()) else {
+        return;
+    };
+    if let Ok(Some(entry)) = stream.query_selector(&format!("button.entry[data-id={}]", quoted(&id))) {
+        let _ = entry.class_list().add_1("linked");
+    }
+}
+
+/// The pointer or the focus moved onto something in the pictures: a PEL card lights its entry,
+/// anything else puts the light out.
+fn hovered(e: &Event) {
+    if let Some(root) = e.current_target().and_then(|t| t.dyn_into::<Element>().ok()) {
+        link(&root, e.target().and_then(|t| t.dyn_into::<Element>().ok()));
+    }
+}
+
+/// An entry card: its id, and, on hover or focus, its id's time, fields and state for each
+/// group (`groups` is how many the stream has).
+fn entry_card(entry: &EntryView, groups: usize, first: bool, mark: Option<&'static str>) -> Html {
     let fields = entry.fields.iter().map(|(f, v)| format!("{f}={v}")).collect::<Vec<_>>().join(" ");
-    let mut label = format!("entry {}", entry.id);
-    if entry.deleted {
-        label.push_str(", deleted (tombstone)");
-    } else {
-        label.push_str(&format!(", fields {fields}"));
+    let mut about = id_time(&entry.id);
+    for (names, what) in [
+        (&entry.pending_in, "; pending in "),
+        (&entry.unread_by, "; still to be delivered to "),
+        (&entry.cursors, "; last delivered to "),
+    ] {
+        if !names.is_empty() {
+            about.push_str(what);
+            about.push_str(&names.join(", "));
+        }
     }
-    if !entry.pending_in.is_empty() {
-        label.push_str(&format!(", pending in {}", entry.pending_in.join(", ")));
+    let pending = !entry.pending_in.is_empty();
+    let unread = !pending && !entry.unread_by.is_empty();
+    // The groups it is neither pending in nor ahead of have acknowledged it (or skipped it).
+    let open = entry.pending_in.len() + entry.unread_by.iter().filter(|g| !entry.pending_in.contains(g)).count();
+    if groups > open {
+        about.push_str(if open == 0 { "; acknowledged by every group" } else { "; acknowledged by the other groups" });
     }
-    if !entry.cursors.is_empty() {
-        label.push_str(&format!(", last delivered to {}", entry.cursors.join(", ")));
-    }
+    // One text for the tooltip and the name: a row of elements per field would cost the wasm.
+    let text =
+        format!("{}; {about}", if entry.deleted { "deleted: a tombstone kept in its node" } else { fields.as_str() });
+    let label = format!("entry {}, {text}", entry.id);
     let classes = classes!(
         "entry",
         entry.deleted.then_some("deleted"),
-        (!entry.pending_in.is_empty()).then_some("pending"),
+        pending.then_some("pending"),
+        unread.then_some("unread"),
+        (groups > 0 && !pending && !unread).then_some("acked"),
         mark
     );
     html! {
@@ -108,13 +162,7 @@ fn entry_card(entry: &EntryView, first: bool, mark: Option<&'static str>) -> Htm
             <button class={classes} tabindex={if first { "0" } else { "-1" }} aria-label={label} data-id={entry.id.clone()}>
                 {&entry.id}
             </button>
-            <div class="tip" role="tooltip">
-                if entry.deleted {
-                    {"deleted: a tombstone kept in its node"}
-                } else {
-                    { for entry.fields.iter().map(|(f, v)| html! { <div><b>{f}</b>{" "}{v}</div> }) }
-                }
-            </div>
+            <div class="tip" role="tooltip">{text}</div>
             { for entry.cursors.iter().map(|g| html! { <span class="cursor" aria-hidden="true">{format!("▲ {g}")}</span> }) }
         </li>
     }
@@ -129,6 +177,8 @@ struct NodeProps {
     first: bool,
     /// Animation classes of its entries, by id.
     marks: Vec<(String, &'static str)>,
+    /// How many groups the stream has (an entry has a state for each).
+    groups: usize,
 }
 
 impl NodeProps {
@@ -144,7 +194,10 @@ impl NodeProps {
 /// the tail, not the whole rail.
 impl PartialEq for NodeProps {
     fn eq(&self, other: &Self) -> bool {
-        self.first == other.first && self.marks == other.marks && self.node() == other.node()
+        self.first == other.first
+            && self.marks == other.marks
+            && self.groups == other.groups
+            && self.node() == other.node()
     }
 }
 
@@ -158,7 +211,7 @@ fn NodeBox(props: &NodeProps) -> Html {
             <ul class="cards" aria-label={label}>
                 { for node.entries.iter().enumerate().map(|(i, e)| {
                     let mark = props.marks.iter().find(|(id, _)| *id == e.id).map(|(_, mark)| *mark);
-                    entry_card(e, props.first && i == 0, mark)
+                    entry_card(e, props.groups, props.first && i == 0, mark)
                 }) }
             </ul>
         </li>
@@ -243,7 +296,7 @@ fn rail(snapshot: &Rc<SnapshotView>, index: usize, motion: &Motion, on_action: &
     let node_box = |item: usize, node: &NodeView| {
         html! {
             <NodeBox key={node.master_id.clone()} snapshot={snapshot.clone()} stream={index} {item}
-                first={first_node == Some(item)} marks={marks(node)} />
+                first={first_node == Some(item)} marks={marks(node)} groups={stream.groups.len()} />
         }
     };
     // Nodes that left go back where they were, among the items that stay.
@@ -312,7 +365,7 @@ fn rail(snapshot: &Rc<SnapshotView>, index: usize, motion: &Motion, on_action: &
     // One keyed list as the only children: an unkeyed sibling beside it would make every
     // redraw move all the nodes.
     html! {
-        <ul class="rail" aria-label={format!("Entries of {}, grouped by node; arrow keys move between entries", stream.key)} onkeydown={Callback::from(rail_keys)}>
+        <ul class="rail" aria-label={format!("Entries of {}, grouped by node; arrow keys move between entries", stream.key)}>
             { for items }
         </ul>
     }
@@ -338,14 +391,15 @@ fn lane(group_key: &str, consumer: &ConsumerView, motion: &Motion) -> Html {
     let seen = format!("seen {} ago", duration(consumer.seen_ago));
     let active =
         consumer.active_ago.map_or_else(|| "never active".to_owned(), |a| format!("active {} ago", duration(a)));
-    let card = |p: &PendingView| {
+    let card = |(i, p): (usize, &PendingView)| {
         let label = format!(
-            "{} delivered {} time{}, idle {}{}",
+            "{} ({}): pending for {}, delivered ×{}, idle {} since its last delivery{}",
             p.id,
+            id_time(&p.id),
+            consumer.name,
             p.delivery_count,
-            if p.delivery_count == 1 { "" } else { "s" },
             duration(p.idle),
-            if p.deleted { ", its entry is gone from the stream" } else { "" }
+            if p.deleted { "; its entry is gone from the stream" } else { "" }
         );
         let key = format!("{group_key}/{}", p.id);
         let mark = if motion.delivered.contains(&key) {
@@ -359,7 +413,7 @@ fn lane(group_key: &str, consumer: &ConsumerView, motion: &Motion) -> Html {
         };
         html! {
             <li key={p.id.clone()} class={classes!("pel-card", p.deleted.then_some("deleted"), mark)} aria-label={label}
-                data-key={key}>
+                data-key={key} data-id={p.id.clone()} tabindex={if i == 0 { "0" } else { "-1" }}>
                 <span class="id">{&p.id}</span>
                 <span class="count">{format!("×{}", p.delivery_count)}</span>
                 <span class="idle">{duration(p.idle)}</span>
@@ -370,11 +424,11 @@ fn lane(group_key: &str, consumer: &ConsumerView, motion: &Motion) -> Html {
     let acked = motion.acked.get(&format!("{group_key}/{}", consumer.name)).map_or(&[][..], Vec::as_slice);
     let mut leaving = acked.iter().peekable();
     let mut cards: Vec<Html> = Vec::new();
-    for p in &consumer.pending {
+    for (i, p) in consumer.pending.iter().enumerate() {
         while let Some(gone) = leaving.next_if(|g| id_order(&g.id) < id_order(&p.id)) {
             cards.push(acked_card(gone));
         }
-        cards.push(card(p));
+        cards.push(card((i, p)));
     }
     cards.extend(leaving.map(acked_card));
     let more = consumer.pending_count - consumer.pending.len();
@@ -391,10 +445,26 @@ fn lane(group_key: &str, consumer: &ConsumerView, motion: &Motion) -> Html {
                 <span class="pending-count">{format!("{} pending", consumer.pending_count)}</span>
                 <small>{format!("{seen} · {active}")}</small>
             </div>
-            <ol class="pel" aria-label={format!("pending entries of {}", consumer.name)}>
+            <ol class="pel" aria-label={format!("pending entries of {}; arrow keys move between them, Enter shows who holds one", consumer.name)}>
                 { for cards }
             </ol>
         </li>
+    }
+}
+
+/// The group's lag as a bracket under its facts: the span from its cursor to the stream's tail
+/// (on the rail, the entries in it are the underlined ones), drawn dashed as unknown when Redis
+/// answers a nil lag.
+fn lag_span(stream: &StreamView, group: &GroupView) -> Html {
+    let (class, note) = match group.lag {
+        Some(0) => ("caught-up", ": caught up"),
+        Some(_) => ("", ": not yet delivered"),
+        None => ("nil", ": unknown, Redis cannot count it"),
+    };
+    html! {
+        <p class={classes!("lag-span", class)}>
+            {format!("▲ {} ⟶ tail {}: lag {}{note}", group.last_delivered_id, stream.last_id, lag_text(group))}
+        </p>
     }
 }
 
@@ -410,12 +480,15 @@ fn group(stream: &StreamView, group: &GroupView, motion: &Motion) -> Html {
         <section class="group" key={group.name.clone()} aria-label={format!("group {}", group.name)}>
             <h4><span class="cursor-mark" aria-hidden="true">{"▲"}</span>{format!(" group {}", group.name)}</h4>
             <p class="group-facts">
-                <span>{"last-delivered-id "}<code>{&group.last_delivered_id}</code></span>
-                <span>{"entries-read "}<code>{group.entries_read.map_or_else(|| "nil".to_owned(), count)}</code></span>
-                <span class={classes!(group.lag.is_none().then_some("nil"))}>{"lag "}<code>{lag_text(group)}</code></span>
-                <span>{"pending "}<code>{count(group.pending as u64)}</code></span>
+                { for [
+                    ("last-delivered-id ", group.last_delivered_id.clone(), false),
+                    ("entries-read ", group.entries_read.map_or_else(|| "nil".to_owned(), count), false),
+                    ("lag ", lag_text(group), group.lag.is_none()),
+                    ("pending ", count(group.pending as u64), false),
+                ].into_iter().map(|(name, value, nil)| html! { <span class={classes!(nil.then_some("nil"))}>{name}<code>{value}</code></span> }) }
                 if let Some(placed) = placed { <span class="placed">{format!("cursor {placed}")}</span> }
             </p>
+            {lag_span(stream, group)}
             if let Some(reason) = &group.lag_reason {
                 <p class="why"><strong>{"Why is lag nil? "}</strong>{reason}</p>
             }
@@ -428,21 +501,45 @@ fn group(stream: &StreamView, group: &GroupView, motion: &Motion) -> Html {
     }
 }
 
-fn stream(snapshot: &Rc<SnapshotView>, index: usize, motion: &Motion, on_action: &Folds) -> Html {
+/// The entry a click or Enter opened, by stream key and id.
+type Selected = Option<(String, String)>;
+
+fn stream(
+    snapshot: &Rc<SnapshotView>,
+    index: usize,
+    motion: &Motion,
+    on_action: &Folds,
+    selected: &UseStateHandle<Selected>,
+) -> Html {
     let stream = &snapshot.streams[index];
+    let chosen = selected.as_ref().filter(|(key, _)| *key == stream.key).map(|(_, id)| id.as_str());
+    let close = {
+        let selected = selected.clone();
+        Callback::from(move |_| selected.set(None))
+    };
     html! {
         <article class="stream" key={stream.key.clone()} aria-label={format!("stream {}", stream.key)} data-key={stream.key.clone()}>
             <h3>{"Stream "}<code>{&stream.key}</code></h3>
             <dl class="meta">
-                <div><dt>{"length"}</dt><dd>{count(stream.length)}</dd></div>
-                <div><dt>{"first id"}</dt><dd>{&stream.first_id}</dd></div>
-                <div><dt>{"last id"}</dt><dd>{&stream.last_id}</dd></div>
-                <div><dt>{"max-deleted-id"}</dt><dd>{&stream.max_deleted_id}</dd></div>
-                <div><dt>{"entries-added"}</dt><dd>{count(stream.entries_added)}</dd></div>
-                <div><dt>{"nodes"}</dt><dd>{count(stream.node_count as u64)}</dd></div>
-                <div><dt>{"tombstones"}</dt><dd>{count(stream.tombstones)}</dd></div>
+                // One template in a loop: each element written out is its own code in the wasm.
+                { for [
+                    ("length", count(stream.length)),
+                    ("first id", stream.first_id.clone()),
+                    ("last id", stream.last_id.clone()),
+                    ("max-deleted-id", stream.max_deleted_id.clone()),
+                    ("entries-added", count(stream.entries_added)),
+                    ("nodes", count(stream.node_count as u64)),
+                    ("tombstones", count(stream.tombstones)),
+                ].into_iter().map(|(name, value)| html! { <div><dt>{name}</dt><dd>{value}</dd></div> }) }
             </dl>
             {rail(snapshot, index, motion, on_action)}
+            // Always there, so what it says when an entry is opened is announced.
+            <section class="holders" aria-live="polite" aria-label="who holds the chosen entry" hidden={chosen.is_none()}>
+                if let Some(id) = chosen {
+                    <p>{holders(stream, id, snapshot.now)}</p>
+                    <button onclick={close}>{"Close"}</button>
+                }
+            </section>
             { for stream.groups.iter().map(|g| group(stream, g, motion)) }
         </article>
     }
@@ -482,14 +579,28 @@ pub fn Pictures(props: &PicturesProps) -> Html {
         *frame.borrow_mut() =
             Some(gloo::render::request_animation_frame(move |_| *places.borrow_mut() = measure_places()));
     });
+    // Clicking an entry or a PEL card (Enter on one) opens who holds that entry; again closes it.
+    let selected = use_state(|| None::<(String, String)>);
+    let onclick = {
+        let selected = selected.clone();
+        Callback::from(move |e: MouseEvent| {
+            let target = e.target().and_then(|t| t.dyn_into::<Element>().ok());
+            let Some(card) = target.and_then(|t| t.closest("button.entry, .pel-card").ok().flatten()) else { return };
+            let key = card.closest(".stream").ok().flatten().and_then(|s| s.get_attribute("data-key"));
+            let chosen = key.zip(card.get_attribute("data-id"));
+            selected.set(if *selected == chosen { None } else { chosen });
+        })
+    };
     let receivers: Vec<_> = snapshot.connections.iter().filter(|c| !c.messages.is_empty()).collect();
     html! {
-        <div class="pictures">
+        <div class="pictures" {onclick} onkeydown={Callback::from(card_keys)} onmouseover={|e: MouseEvent| hovered(&e)}
+            onfocusin={|e: FocusEvent| hovered(&e)}>
+            if !snapshot.streams.is_empty() { {legend()} }
             if snapshot.streams.is_empty() {
                 <p class="empty">{"No streams yet. "}<code>{"XADD jobs * type email"}</code>{" makes one; "}
                 <code>{"XGROUP CREATE jobs workers $ MKSTREAM"}</code>{" makes one with a group."}</p>
             }
-            { for (0..snapshot.streams.len()).map(|i| stream(snapshot, i, &motion, &folds)) }
+            { for (0..snapshot.streams.len()).map(|i| stream(snapshot, i, &motion, &folds, &selected)) }
             if !snapshot.channels.is_empty() || !receivers.is_empty() {
                 <article class="pubsub" aria-label="Pub/Sub">
                     <h3>{"Pub/Sub"}</h3>

@@ -194,6 +194,9 @@ pub struct EntryView {
     pub cursors: Vec<String>,
     /// Groups in whose PEL the id is.
     pub pending_in: Vec<String>,
+    /// Groups whose cursor is before the id: it is not yet delivered to them (the span their
+    /// lag counts).
+    pub unread_by: Vec<String>,
 }
 
 /// A consumer group.
@@ -503,7 +506,7 @@ fn node_view(node: &Node, stream: &Stream, opened: bool) -> NodeView {
                 fields.push((text(&f), text(&v)));
             }
         }
-        let (mut cursors, mut pending_in) = (Vec::new(), Vec::new());
+        let (mut cursors, mut pending_in, mut unread_by) = (Vec::new(), Vec::new(), Vec::new());
         for (name, group) in stream.groups().iter() {
             if group.last_id == raw.id {
                 cursors.push(text(name));
@@ -511,8 +514,18 @@ fn node_view(node: &Node, stream: &Stream, opened: bool) -> NodeView {
             if group.pel().contains_key(&raw.id) {
                 pending_in.push(text(name));
             }
+            if raw.id > group.last_id {
+                unread_by.push(text(name));
+            }
         }
-        entries.push(EntryView { id: raw.id.to_string(), deleted: raw.deleted, fields, cursors, pending_in });
+        entries.push(EntryView {
+            id: raw.id.to_string(),
+            deleted: raw.deleted,
+            fields,
+            cursors,
+            pending_in,
+            unread_by,
+        });
     }
     NodeView { master_id: node.master_id.to_string(), opened, live: node.live, deleted: node.deleted, entries }
 }
@@ -606,6 +619,8 @@ mod tests {
         assert_eq!(node.entries[0].fields, vec![("type".to_owned(), "email".to_owned())]);
         assert_eq!(node.entries[1].cursors, vec!["workers"]);
         assert_eq!(node.entries[1].pending_in, vec!["workers"]);
+        assert!(node.entries[1].unread_by.is_empty());
+        assert_eq!(node.entries[2].unread_by, vec!["workers"], "after the cursor: not yet delivered");
         let workers = &jobs.groups[0];
         assert_eq!((workers.last_delivered_id.as_str(), workers.entries_read, workers.lag), ("2-0", Some(2), None));
         assert!(workers.lag_reason.as_deref().unwrap().contains("max-deleted-entry-id 2-0"));
