@@ -141,16 +141,15 @@ pub fn Timeline(props: &TimelineProps) -> Html {
                     { for props.branches.iter().enumerate().rev().map(|(n, branch)| {
                         let on_action = props.on_action.clone();
                         let onclick = Callback::from(move |_| on_action.emit(Action::Branch(n)));
-                        let steps = if branch.steps == 1 { "1 step".to_owned() } else { format!("{} steps", branch.steps) };
                         html! {
-                            <li>{format!("{steps} after step {} set aside ", branch.at)}
-                                <button {onclick} title={format!(":branch {}", n + 1)}>{"Bring them back"}</button></li>
+                            <li>{format!("Steps {}–{} set aside ", branch.at + 1, branch.at + branch.steps)}
+                                <button {onclick}>{"Bring them back"}</button></li>
                         }
                     }) }
                 </ul>
             }
             if props.step_count == 0 {
-                <p class="empty">{"Each command, clock move and new connection becomes a step here."}</p>
+                <p class="empty">{"Each command and clock move becomes a step here."}</p>
             } else {
                 <ol class="steps" reversed=true ref={list_ref}>{ for rows }</ol>
             }

@@ -25,7 +25,7 @@ pub use names::{split_prefix, valid_conn_name};
 
 use crate::command::{self, CommandSpec};
 use crate::format::{format_reply, quote_bytes, SUBSCRIBE_BANNER};
-use crate::history::{Record, Step, Timeline};
+use crate::history::{Step, Timeline};
 use crate::profile::Profile;
 use crate::reply::Reply;
 #[cfg(feature = "host")]
@@ -311,12 +311,9 @@ impl Console {
     /// Says (interactively) that the undone steps were set aside by the step just recorded.
     fn set_aside_note(&self, undone: Option<(usize, usize)>, out: &mut Vec<Output>) {
         if let (Some((from, to)), true) = (undone, self.interactive) {
-            let steps = if from == to { format!("step {from}") } else { format!("steps {from}–{to}") };
             let n = self.timeline.branches().len();
-            out.push(Output::new(
-                OutputKind::Info,
-                format!("(undone {steps} set aside, not lost: :branch {n} brings them back)"),
-            ));
+            let text = format!("(undone steps {from}–{to} set aside, not lost: :branch {n} brings them back)");
+            out.push(Output::new(OutputKind::Info, text));
         }
     }
 
@@ -336,7 +333,7 @@ impl Console {
             None => {
                 self.names.add(&gone, self.timeline.session());
                 self.current = gone;
-                "(the connection is closed; the next command opens a new one)".to_owned()
+                "(connection closed; the next command opens a new one)".to_owned()
             }
         };
         out.push(Output::new(OutputKind::Info, text));
@@ -403,16 +400,14 @@ impl Console {
                     out.push(error("(error) nothing to redo".to_owned()));
                 }
             }
+            // `:branch` brings back the steps set aside last, `:branch N` the Nth (oldest first).
             (Some("branch"), number, None) => {
-                let count = self.timeline.branches().len();
-                let index = number.map_or(Some(count), |n| n.parse::<usize>().ok());
-                match index.filter(|&n| n >= 1).map(|n| self.switch_branch(n - 1)) {
-                    Some(Some(text)) => out.push(Output::new(OutputKind::Info, text)),
-                    _ if count == 0 => out.push(error("(error) no steps are set aside".to_owned())),
-                    _ => out.push(error(format!("(error) bad :branch: use :branch N, N from 1 to {count} (:branches lists them)"))),
+                let index = number.map_or(Some(self.timeline.branches().len()), |n| n.parse::<usize>().ok());
+                match index.and_then(|n| self.switch_branch(n.checked_sub(1)?)) {
+                    Some(text) => out.push(Output::new(OutputKind::Info, text)),
+                    None => out.push(error("(error) no such steps set aside (:branch N counts from 1, oldest first)".to_owned())),
                 }
             }
-            (Some("branches"), None, None) => out.push(Output::new(OutputKind::Info, self.branches_text())),
             // A fresh session (keys, connections, clock and history all start over) answering
             // as another server.
             (Some("profile"), Some(name), None) => match name.parse::<Profile>() {
@@ -490,48 +485,13 @@ impl Console {
     /// [`Timeline::switch_branch`]) and says what moved, or `None` when there is no such branch.
     pub fn switch_branch(&mut self, index: usize) -> Option<String> {
         let at = self.timeline.branches().get(index)?.at();
-        let aside = self.undone_after(at);
         self.timeline.switch_branch(index);
         self.names.follow(self.timeline.session());
         let back = self.timeline.position();
-        let mut text = format!("(steps {}–{back} are back", at + 1);
-        if let Some(aside) = aside {
-            text.push_str(&format!(
-                "; the steps that followed step {at}, {aside}, are set aside: :branch brings them back"
-            ));
-        }
-        text.push(')');
-        Some(text)
-    }
-
-    /// `steps A–B` for the recorded steps after `at`, if any.
-    fn undone_after(&self, at: usize) -> Option<String> {
-        let len = self.timeline.records().len();
-        (at < len).then(|| format!("steps {}–{len}", at + 1))
-    }
-
-    /// What `:branches` prints: each set-aside run of steps, numbered for `:branch N`.
-    fn branches_text(&self) -> String {
-        let mut text = String::new();
-        for (n, branch) in self.timeline.branches().iter().enumerate() {
-            let records = branch.records();
-            let first = records.first().map(|r| self.record_line(r)).unwrap_or_default();
-            text.push_str(&format!("{}) after step {}: {} steps, from {first}\n", n + 1, branch.at(), records.len()));
-        }
-        if text.is_empty() {
-            text.push_str("(no steps are set aside)");
-        }
-        text.trim_end().to_owned()
-    }
-
-    /// A record as a console line, with its connection's prompt when it is a command.
-    fn record_line(&self, record: &Record) -> String {
-        match &record.step {
-            Step::Execute { conn, args, .. } => format!("{}> {}", self.label(*conn), command_line(args)),
-            // A clock move's size needs the clock before it, which a branch does not keep.
-            Step::AdvanceTo { .. } => ":clock".to_owned(),
-            step => self.step_line(step, 0),
-        }
+        Some(format!(
+            "(steps {}–{back} are back; any that followed step {at} are set aside: :branch brings them back)",
+            at + 1
+        ))
     }
 
     /// A step as a console line: `:as NAME` for a connection opened, `:clock +MS` for a clock

@@ -35,8 +35,8 @@ pub fn split_prefix(line: &str) -> Option<(&str, &str)> {
 pub(super) struct Names {
     /// Each name's connection (open, not yet opened, or closed).
     by_name: SortedMap<String, ConnId>,
-    /// The name of every id a name ever stood for: steps set aside or undone keep theirs.
-    labels: SortedMap<ConnId, String>,
+    /// The name of every id a name ever stood for (steps set aside or undone keep theirs).
+    labels: Vec<(ConnId, String)>,
     /// The id the next new connection gets at the least (ids are never given twice).
     next_id: ConnId,
     /// Connections QUIT closed in an interactive console: their tabs go (until the name is
@@ -46,13 +46,13 @@ pub(super) struct Names {
 
 impl Names {
     pub(super) fn new(next_id: ConnId) -> Names {
-        Names { by_name: SortedMap::new(), labels: SortedMap::new(), next_id, quit: Vec::new() }
+        Names { by_name: SortedMap::new(), labels: Vec::new(), next_id, quit: Vec::new() }
     }
 
     /// Gives `name` the connection `id`.
     pub(super) fn bind(&mut self, name: &str, id: ConnId) {
         self.by_name.insert(name.to_owned(), id);
-        self.labels.insert(id, name.to_owned());
+        self.labels.push((id, name.to_owned()));
         self.next_id = self.next_id.max(id + 1);
     }
 
@@ -83,10 +83,10 @@ impl Names {
 
     /// After time travel: every name stands for the connection of its that is open.
     pub(super) fn follow(&mut self, session: &Session) {
-        for (&id, name) in self.labels.iter() {
-            if session.conn(id).is_some() {
+        for (id, name) in &self.labels {
+            if session.conn(*id).is_some() {
                 if let Some(bound) = self.by_name.get_mut(name.as_str()) {
-                    *bound = id;
+                    *bound = *id;
                 }
             }
         }
@@ -110,7 +110,10 @@ impl Names {
 
     /// The name a connection is shown under.
     pub(super) fn label(&self, conn: ConnId) -> String {
-        self.labels.get(&conn).cloned().unwrap_or_else(|| format!("conn-{conn}"))
+        match self.labels.iter().rfind(|(id, _)| *id == conn) {
+            Some((_, name)) => name.clone(),
+            None => format!("conn-{conn}"),
+        }
     }
 }
 
