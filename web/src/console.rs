@@ -85,15 +85,20 @@ fn LogItem(props: &LogItemProps) -> Html {
     let Some(entry) = props.log.get(props.index) else { return html! {} };
     // A line whose step is not in the state shown says so, in words as well as in looks.
     let mark = match props.mark {
-        Some(StepState::Undone) => Some(("undone", "undone", ": Redo brings it back")),
-        Some(StepState::SetAside) => Some(("aside", "set aside", ": :branch or the timeline brings it back")),
+        Some(StepState::Undone) => Some(("undone", "undone", ": Redo brings it back", "undone: Redo brings it back")),
+        Some(StepState::SetAside) => Some((
+            "aside",
+            "set aside",
+            ": :branch or the timeline brings it back",
+            "set aside: :branch or the timeline brings it back",
+        )),
         _ => None,
     };
     html! {
         <div class={classes!("log-item", mark.map(|(class, ..)| class))}>
             <pre class="in">
-                if let Some((_, label, more)) = mark {
-                    <span class="step-mark" title={format!("{label}{more}")}>{label}<span class="sr-only">{more}</span></span>
+                if let Some((_, label, more, title)) = mark {
+                    <span class="step-mark" {title}>{label}<span class="sr-only">{more}</span></span>
                 }
                 <span class="prompt"><span class="name" title={entry.conn.clone()}>{&entry.conn}</span>{"> "}</span>{&entry.line}</pre>
             { for entry.output.iter().map(|output| html! { <pre class={classes!("out", output.kind)}>{output.display()}</pre> }) }

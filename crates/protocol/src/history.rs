@@ -99,6 +99,8 @@ pub struct Branch {
     /// Each record's work (see [`work_of`]; a kept output may be a note, so it is not
     /// measured again).
     costs: Vec<u64>,
+    /// Branches that grew from these steps: they come back (as branches) when these do.
+    children: Vec<Branch>,
 }
 
 impl Branch {
@@ -206,8 +208,8 @@ impl Timeline {
     }
 
     /// Sets the undone steps aside as a branch and forgets the checkpoints after the current
-    /// position. Branches that grew from those steps are rewritten to grow from here (with
-    /// the steps between), so each still continues a line that exists.
+    /// position. Branches that grew from those steps go with them (positions stay valid: the
+    /// steps come back where they were), so nothing is copied.
     fn set_aside(&mut self) {
         let at = self.applied;
         if at < self.records.len() {
@@ -216,16 +218,16 @@ impl Timeline {
             for pair in self.work[at..].windows(2) {
                 costs.push(pair[1] - pair[0]);
             }
-            for branch in &mut self.branches {
-                if branch.at > at {
-                    let mut path = records[..branch.at - at].to_vec();
-                    path.append(&mut branch.records);
-                    let mut path_costs = costs[..branch.at - at].to_vec();
-                    path_costs.append(&mut branch.costs);
-                    *branch = Branch { at, records: path, costs: path_costs };
+            let mut children = Vec::new();
+            let mut i = 0;
+            while i < self.branches.len() {
+                if self.branches[i].at > at {
+                    children.push(self.branches.remove(i));
+                } else {
+                    i += 1;
                 }
             }
-            self.branches.push(Branch { at, records, costs });
+            self.branches.push(Branch { at, records, costs, children });
         }
         self.work.truncate(at + 1);
         let kept = self.checkpoints_upto(at);
@@ -276,6 +278,7 @@ impl Timeline {
             Timeline::apply(&mut self.current, &record.step);
             self.record(record, cost);
         }
+        self.branches.extend(branch.children);
         true
     }
 
@@ -470,11 +473,14 @@ mod tests {
         assert_eq!(xlen(&mut t, c), Reply::Integer(40));
         assert_eq!(t.records()[10..].iter().map(|r| r.id).collect::<Vec<_>>(), ids);
         assert_eq!((t.branches().len(), t.branches()[0].at(), t.branches()[0].records().len()), (1, 10, 1));
-        // A fork below a branch's fork point carries that branch along, whole.
+        // A fork below a branch's fork point carries that branch along, back when its steps are.
         t.seek(5);
         t.execute(c, args("XADD s 200-0 f v"));
-        assert_eq!(t.branches().iter().map(|b| (b.at(), b.records().len())).collect::<Vec<_>>(), [(5, 6), (5, 35)]);
+        assert_eq!(t.branches().iter().map(|b| (b.at(), b.records().len())).collect::<Vec<_>>(), [(5, 35)]);
         assert!(t.switch_branch(0));
+        assert_eq!(xlen(&mut t, c), Reply::Integer(40));
+        assert_eq!(t.branches().iter().map(|b| (b.at(), b.records().len())).collect::<Vec<_>>(), [(5, 1), (10, 1)]);
+        assert!(t.switch_branch(1));
         assert_eq!(xlen(&mut t, c), Reply::Integer(11));
         assert_eq!(
             t.records().last().map(|r| &r.step),
@@ -573,13 +579,16 @@ mod tests {
             }
         }
         // No step recorded is lost: each is on the current line or in a branch.
-        let mut ids: Vec<u64> = t.records().iter().map(|r| r.id).collect();
-        for branch in t.branches() {
-            ids.extend(branch.records().iter().map(|r| r.id));
+        fn ids_of(branches: &[Branch], ids: &mut Vec<u64>) {
+            for branch in branches {
+                ids.extend(branch.records().iter().map(|r| r.id));
+                ids_of(&branch.children, ids);
+            }
         }
+        let mut ids: Vec<u64> = t.records().iter().map(|r| r.id).collect();
+        ids_of(t.branches(), &mut ids);
         ids.sort_unstable();
-        ids.dedup();
-        assert_eq!(ids, (0..t.next_id).collect::<Vec<_>>());
+        assert_eq!(ids, (0..t.next_id).collect::<Vec<_>>(), "each step once: nothing lost, nothing copied");
         let steps: Vec<Step> = t.records().iter().map(|r| r.step.clone()).collect();
         for _ in 0..200 {
             let position = next(steps.len() as u64 + 1) as usize;

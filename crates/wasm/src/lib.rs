@@ -101,7 +101,7 @@ pub struct StepView {
 }
 
 /// Steps set aside (see [`Playground::switch_branch`]), for the timeline.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct BranchView {
     /// The step they continued from.
     pub at: usize,
