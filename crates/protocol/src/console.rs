@@ -113,6 +113,8 @@ pub struct Console {
     timeline: Timeline,
     /// Connection names are console labels, not session state: undo does not forget them.
     names: names::Names,
+    /// The connection the console started on (a script's lines start there).
+    first: String,
     current: String,
     interactive: bool,
 }
@@ -151,7 +153,8 @@ impl Console {
     pub fn new(session: Session) -> Console {
         let mut names = names::Names::new(session.next_conn_id());
         names.add(DEFAULT_CONNECTION, &session);
-        Console { timeline: Timeline::new(session), names, current: DEFAULT_CONNECTION.to_owned(), interactive: false }
+        let first = DEFAULT_CONNECTION.to_owned();
+        Console { timeline: Timeline::new(session), names, current: first.clone(), first, interactive: false }
     }
 
     /// A console whose connections `names` (at least one) are open before its history starts,
@@ -162,7 +165,8 @@ impl Console {
         for name in names {
             named.bind(name, session.connect());
         }
-        Console { timeline: Timeline::new(session), names: named, current: names[0].to_owned(), interactive: false }
+        let first = names[0].to_owned();
+        Console { timeline: Timeline::new(session), names: named, current: first.clone(), first, interactive: false }
     }
 
     /// Makes the console answer `help` itself and print the SUBSCRIBE banner, as interactive
@@ -511,14 +515,16 @@ impl Console {
     /// history began at.
     pub fn script(&self) -> String {
         let mut text = String::new();
-        let mut on = self.connections().first().map(|&(_, id)| id);
+        // By name, not id: a connection opens with its first command, and a name that
+        // reconnects keeps its name under a new id.
+        let mut on = self.first.clone();
         let mut time = self.timeline.start_time();
         for record in &self.timeline.records()[..self.timeline.position()] {
             let line = self.step_line(&record.step, time);
             match record.step {
-                Step::Execute { conn, .. } if Some(conn) != on => {
-                    text.push_str(&format!(":as {}\n", self.label(conn)));
-                    on = Some(conn);
+                Step::Execute { conn, .. } if self.label(conn) != on => {
+                    on = self.label(conn);
+                    text.push_str(&format!(":as {on}\n"));
                 }
                 Step::AdvanceTo { now } => time = now,
                 _ => {}
@@ -526,7 +532,7 @@ impl Console {
             text.push_str(&line);
             text.push('\n');
         }
-        if on != Some(self.current_conn()) {
+        if on != self.current {
             text.push_str(&format!(":as {}\n", self.current));
         }
         text

@@ -146,3 +146,20 @@ fn a_waiting_connection_refuses_lines_interactively_and_queues_them_from_a_file(
     file.run("XREAD BLOCK 0 STREAMS s $");
     assert!(file.run("XLEN s").is_empty(), "queued behind the read, as redis-cli's pipe waits");
 }
+
+#[test]
+fn a_script_names_connections_so_a_fresh_console_rebuilds_the_same_session() {
+    // bob's connection opens before default's: ids alone would put bob's read on default.
+    let mut c = console(false);
+    for line in [":as bob", "XREAD BLOCK 0 STREAMS q $", ":as default", "XADD q 5-0 f v"] {
+        c.run(line);
+    }
+    let script = c.script();
+    assert_eq!(script, ":as bob\nXREAD BLOCK 0 STREAMS q $\n:as default\nXADD q 5-0 f v\n");
+    let mut again = console(false);
+    for line in script.lines() {
+        again.run(line);
+    }
+    assert_eq!(again.script(), script);
+    assert_eq!(again.connections(), c.connections());
+}
