@@ -336,10 +336,12 @@ pub fn App() -> Html {
                 <Console
                     snapshot={state.snapshot.clone()}
                     log={state.log.clone()}
+                    marks={state.marks.clone()}
                     history={state.history.clone()}
                     on_action={dispatch.clone()} />
                 <Timeline
                     steps={state.steps.clone()}
+                    branches={state.branches.clone()}
                     step_count={state.step_count}
                     position={snapshot.position}
                     on_action={dispatch.clone()} />

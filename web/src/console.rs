@@ -3,7 +3,7 @@
 
 use std::rc::Rc;
 
-use streamlab_wasm::{completions, last_word_start, syntax_hint, SnapshotView};
+use streamlab_wasm::{completions, last_word_start, syntax_hint, SnapshotView, StepState};
 use wasm_bindgen::JsCast;
 use web_sys::HtmlInputElement;
 use yew::prelude::*;
@@ -17,6 +17,8 @@ use crate::state::{Action, LogEntry};
 pub struct ConsoleProps {
     pub snapshot: Rc<SnapshotView>,
     pub log: Rc<Vec<LogEntry>>,
+    /// Per log entry: where its step is, when it is not applied.
+    pub marks: Rc<Vec<Option<StepState>>>,
     pub history: Rc<Vec<String>>,
     pub on_action: Callback<Action>,
 }
@@ -52,26 +54,56 @@ pub fn tab(line: &str) -> Option<(Option<String>, Vec<String>)> {
 struct LogItemProps {
     log: Rc<Vec<LogEntry>>,
     index: usize,
-    /// The entry's read is still waiting.
-    waiting: bool,
+    /// The entry's read is still waiting: what it waits for.
+    waiting: Option<String>,
+    /// Its step is undone or set aside.
+    mark: Option<StepState>,
 }
 
 /// An entry re-renders only when it changes, not whenever a line is added.
 impl PartialEq for LogItemProps {
     fn eq(&self, other: &Self) -> bool {
-        self.waiting == other.waiting && self.log.get(self.index) == other.log.get(other.index)
+        self.waiting == other.waiting
+            && self.mark == other.mark
+            && self.log.get(self.index) == other.log.get(other.index)
+    }
+}
+
+/// What a waiting read waits for, by its deadline: `BLOCK 0` has none.
+fn waiting_text(conn: &str, deadline: Option<i64>, now: i64) -> String {
+    match deadline {
+        None => format!("{conn} is waiting until another connection adds data for it: BLOCK 0 has no timeout"),
+        Some(at) => format!(
+            "{conn} is waiting: served when another connection adds data, or with nil when its timeout passes on the clock, in {} ms",
+            (at - now).max(0)
+        ),
     }
 }
 
 #[component]
 fn LogItem(props: &LogItemProps) -> Html {
     let Some(entry) = props.log.get(props.index) else { return html! {} };
+    // A line whose step is not in the state shown says so, in words as well as in looks.
+    let mark = match props.mark {
+        Some(StepState::Undone) => Some(("undone", "undone", ": Redo brings it back", "undone: Redo brings it back")),
+        Some(StepState::SetAside) => Some((
+            "aside",
+            "set aside",
+            ": :branch or the timeline brings it back",
+            "set aside: :branch or the timeline brings it back",
+        )),
+        _ => None,
+    };
     html! {
-        <div class="log-item">
-            <pre class="in"><span class="prompt"><span class="name" title={entry.conn.clone()}>{&entry.conn}</span>{"> "}</span>{&entry.line}</pre>
+        <div class={classes!("log-item", mark.map(|(class, ..)| class))}>
+            <pre class="in">
+                if let Some((_, label, more, title)) = mark {
+                    <span class="step-mark" {title}>{label}<span class="sr-only">{more}</span></span>
+                }
+                <span class="prompt"><span class="name" title={entry.conn.clone()}>{&entry.conn}</span>{"> "}</span>{&entry.line}</pre>
             { for entry.output.iter().map(|output| html! { <pre class={classes!("out", output.kind)}>{output.display()}</pre> }) }
-            if props.waiting {
-                <p class="waiting"><span class="spinner" aria-hidden="true"></span>{format!("{} is waiting: served when another connection adds data, or when its timeout passes on the clock", entry.conn)}</p>
+            if let Some(waiting) = &props.waiting {
+                <p class="waiting"><span class="spinner" aria-hidden="true"></span>{waiting}</p>
             } else if entry.blocked {
                 <p class="served">{"(was waiting; its reply appears where it was served, marked ["}{&entry.conn}{"])"}</p>
             }
@@ -227,15 +259,22 @@ pub fn Console(props: &ConsoleProps) -> Html {
         Callback::from(move |_| on_action.emit(Action::NewConnection))
     };
 
-    // Which entries still wait: the last blocking entry of every connection blocked now.
-    let waiting: Vec<usize> = snapshot
-        .connections
-        .iter()
-        .filter(|c| c.blocked.is_some())
-        .filter_map(|c| props.log.iter().rposition(|entry| entry.blocked && entry.conn == c.name))
-        .collect();
+    // Which entries still wait: the last applied blocking entry of every connection blocked
+    // now, with what it waits for.
+    let applied = |index: usize| props.marks.get(index).copied().flatten().is_none();
+    let mut waiting: Vec<(usize, String)> = Vec::new();
+    for conn in &snapshot.connections {
+        let Some(block) = &conn.blocked else { continue };
+        let found =
+            (0..props.log.len()).rev().find(|&i| props.log[i].blocked && props.log[i].conn == conn.name && applied(i));
+        if let Some(index) = found {
+            waiting.push((index, waiting_text(&conn.name, block.deadline, snapshot.now)));
+        }
+    }
     let entries = (0..props.log.len()).map(|index| {
-        html! { <LogItem key={index} log={props.log.clone()} {index} waiting={waiting.contains(&index)} /> }
+        let wait = waiting.iter().find(|(i, _)| *i == index).map(|(_, text)| text.clone());
+        let mark = props.marks.get(index).copied().flatten();
+        html! { <LogItem key={index} log={props.log.clone()} {index} waiting={wait} {mark} /> }
     });
 
     let hint = syntax_hint(&input).unwrap_or_default();

@@ -12,7 +12,7 @@ use std::rc::Rc;
 
 use streamlab_wasm::embed::{CommandEvent, EmbedOptions, ErrorEvent, Layout, Mode, ReadyEvent, SetupErrorEvent};
 use streamlab_wasm::json;
-use streamlab_wasm::lesson::{describe, split_connection, Progress, Tutor};
+use streamlab_wasm::lesson::{describe, Progress, Tutor};
 use streamlab_wasm::{OutputView, Playground, SessionSpec, SnapshotView};
 use wasm_bindgen::prelude::*;
 use yew::prelude::*;
@@ -59,8 +59,7 @@ impl Shared {
                     self.redraw();
                     return;
                 }
-                self.run_as_written(&line);
-                return;
+                Action::Run(line)
             }
             (Some(lesson), Action::RunAll(lines)) => {
                 let mut refused = None;
@@ -76,26 +75,11 @@ impl Shared {
                 if notice_shown {
                     self.redraw();
                 }
-                let lines: Vec<String> = lines;
-                for line in lines.iter().filter(|l| !l.trim().is_empty()) {
-                    self.run_as_written(line);
-                }
-                return;
+                Action::RunAll(lines)
             }
             (_, action) => action,
         };
         self.send(action);
-    }
-
-    /// Runs a lesson's line as lessons write them: `name> COMMAND` on that connection.
-    fn run_as_written(&self, line: &str) {
-        match split_connection(line) {
-            (Some(name), text) => {
-                self.send(Action::Switch(name.to_owned()));
-                self.send(Action::Run(text.to_owned()));
-            }
-            _ => self.send(Action::Run(line.to_owned())),
-        }
     }
 
     /// Passes an action to the reducer as it is.
@@ -312,7 +296,7 @@ fn Embed(props: &EmbedProps) -> Html {
         }
     } else {
         html! {
-            <Console snapshot={state.snapshot.clone()} log={state.log.clone()} history={state.history.clone()}
+            <Console snapshot={state.snapshot.clone()} log={state.log.clone()} marks={state.marks.clone()} history={state.history.clone()}
                 {on_action} />
         }
     };

@@ -471,7 +471,6 @@ pub enum Step {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use streamlab_wasm::lesson::split_connection;
     use streamlab_wasm::SessionSpec;
 
     /// Every kind of task (the browser tests' fixture).
@@ -486,11 +485,7 @@ mod tests {
 
     fn type_lines(lab: &mut Playground, lines: &[&str]) {
         for line in lines {
-            let (conn, text) = split_connection(line);
-            if let Some(conn) = conn {
-                lab.switch(conn);
-            }
-            lab.run(text);
+            lab.run(line);
         }
     }
 

@@ -5,8 +5,10 @@ use std::cell::RefCell;
 use std::rc::Rc;
 
 use streamlab_wasm::embed::SolutionPolicy;
-use streamlab_wasm::lesson::{split_connection, Progress, Tutor};
-use streamlab_wasm::{OutputView, Playground, SessionSpec, SnapshotView, StepView};
+use streamlab_wasm::lesson::{Progress, Tutor};
+use streamlab_wasm::{
+    split_prefix, BranchView, OutputView, Playground, SessionSpec, SnapshotView, StepState, StepView,
+};
 use yew::Reducible;
 
 use crate::lesson_run::{LessonRun, Rules, Step};
@@ -31,6 +33,8 @@ pub struct LogEntry {
     pub output: Vec<OutputView>,
     /// The line left its connection blocked (a read waiting to be served).
     pub blocked: bool,
+    /// The id of the step the line recorded, if it recorded one (see `AppState::marks`).
+    pub step: Option<u64>,
 }
 
 /// Which view of the state the right-hand side shows.
@@ -63,6 +67,10 @@ pub struct AppState {
     pub step_count: usize,
     /// The console scrollback.
     pub log: Rc<Vec<LogEntry>>,
+    /// Where each scrollback entry's step is now (`None`: applied, or no step).
+    pub marks: Rc<Vec<Option<StepState>>>,
+    /// Runs of steps set aside by typing at an earlier step.
+    pub branches: Rc<Vec<BranchView>>,
     /// Lines typed, oldest first (↑/↓).
     pub history: Rc<Vec<String>>,
     /// The clock runs in real time.
@@ -121,6 +129,8 @@ pub enum Action {
     Redo,
     /// Go to the state after this many steps.
     Seek(usize),
+    /// Bring back the steps of a branch set aside (0-based, oldest first).
+    Branch(usize),
     /// Start a fresh session (same profile and clock).
     Reset,
     /// Replace the session with one rebuilt from a spec (a share link or a saved session).
@@ -166,6 +176,8 @@ impl AppState {
             steps: Rc::default(),
             step_count: 0,
             log: Rc::default(),
+            marks: Rc::default(),
+            branches: Rc::default(),
             history: Rc::new(history),
             running: false,
             ticking: false,
@@ -192,29 +204,48 @@ impl AppState {
         let position = self.snapshot.position;
         let from = position.saturating_sub(STEPS_LISTED / 2).min(self.step_count.saturating_sub(STEPS_LISTED));
         self.steps = Rc::new(lab.steps(from, from + STEPS_LISTED));
+        let mut marks = Vec::with_capacity(self.log.len());
+        for entry in self.log.iter() {
+            marks.push(entry.step.map(|id| lab.step_state(id)).filter(|&state| state != StepState::Applied));
+        }
+        if *marks != *self.marks {
+            self.marks = Rc::new(marks);
+        }
+        let branches = lab.branches();
+        if *branches != *self.branches {
+            self.branches = Rc::new(branches);
+        }
     }
 
     fn run_line(&mut self, line: &str) {
-        let mut text = line;
         if let Some(run) = &self.lesson {
-            // A task refuses the commands it turns off, as the checker does; lesson lines
-            // (`name> COMMAND`) run on the connection they name.
+            // A task refuses the commands it turns off, as the checker does.
             if let Some(refusal) = run.refusal(line) {
                 let conn = self.lab.borrow().snapshot().current.clone();
                 self.remember(line);
-                self.note(conn, line.to_owned(), vec![OutputView { to: None, text: refusal, kind: "error" }], false);
+                let output = vec![OutputView { to: None, text: refusal, kind: "error" }];
+                self.note(conn, line.to_owned(), output, false, None);
                 return;
             }
-            if let (Some(name), rest) = split_connection(line) {
-                self.lab.borrow_mut().switch(name);
-                text = rest;
-            }
         }
-        let conn = self.lab.borrow().snapshot().current.clone();
-        let output = self.lab.borrow_mut().run(text);
-        let blocked = self.lab.borrow().snapshot().connections.iter().any(|c| c.name == conn && c.blocked.is_some());
+        // The console reads a `name> COMMAND` line itself; the scrollback shows it as typed
+        // at that connection's prompt.
+        let (conn, text) = match split_prefix(line) {
+            Some((name, rest)) if !rest.is_empty() && !rest.starts_with(':') => (name.to_owned(), rest),
+            _ => (self.lab.borrow().snapshot().current.clone(), line),
+        };
+        let before = self.lab.borrow().last_step_id();
+        let output = self.lab.borrow_mut().run(line);
+        let lab = self.lab.borrow();
+        let step = lab.last_step_id().filter(|&id| Some(id) != before);
+        // Only a command that ran and is waiting now left its connection blocked (not a
+        // meta-command typed there, nor a line the console refused).
+        let blocked = step.is_some()
+            && !text.trim_start().starts_with(':')
+            && lab.snapshot().connections.iter().any(|c| c.name == conn && c.blocked.is_some());
+        drop(lab);
         self.remember(line);
-        self.note(conn, text.to_owned(), output, blocked);
+        self.note(conn, text.to_owned(), output, blocked, step);
     }
 
     /// Adds a typed line to the ↑/↓ history.
@@ -260,9 +291,9 @@ impl AppState {
         }
     }
 
-    fn note(&mut self, conn: String, line: String, output: Vec<OutputView>, blocked: bool) {
+    fn note(&mut self, conn: String, line: String, output: Vec<OutputView>, blocked: bool, step: Option<u64>) {
         let log = Rc::make_mut(&mut self.log);
-        log.push(LogEntry { conn, line, output, blocked });
+        log.push(LogEntry { conn, line, output, blocked, step });
         self.noted += 1;
         let excess = log.len().saturating_sub(LOG_KEPT);
         log.drain(..excess);
@@ -299,7 +330,8 @@ impl Reducible for AppState {
                 let conn = next.snapshot.current.clone();
                 let output = next.lab.borrow_mut().advance(ms, merge);
                 if !output.is_empty() {
-                    next.note(conn, format!(":clock +{ms}"), output, false);
+                    let step = next.lab.borrow().last_step_id();
+                    next.note(conn, format!(":clock +{ms}"), output, false, step);
                 }
             }
             Action::SetRunning(running) => next.running = running,
@@ -319,6 +351,19 @@ impl Reducible for AppState {
             Action::Seek(position) => {
                 let floor = next.lesson.as_ref().map_or(0, |run| run.start);
                 next.lab.borrow_mut().seek(position.max(floor));
+            }
+            Action::Branch(index) => {
+                // In a lesson a branch that left the task's steps is not brought back (none can
+                // fork there: time travel stops at the task's start).
+                let floor = next.lesson.as_ref().map_or(0, |run| run.start);
+                if next.branches.get(index).is_some_and(|b| b.at >= floor) {
+                    let conn = next.snapshot.current.clone();
+                    let note = next.lab.borrow_mut().switch_branch(index);
+                    if let Some(text) = note {
+                        let output = vec![OutputView { to: None, text, kind: "info" }];
+                        next.note(conn, format!(":branch {}", index + 1), output, false, None);
+                    }
+                }
             }
             Action::Reset if next.lesson.is_some() => next.start_task(0, true),
             Action::Reset => {
@@ -443,11 +488,44 @@ mod tests {
         let names: Vec<&str> = s.snapshot.connections.iter().map(|c| c.name.as_str()).collect();
         assert_eq!(names, vec!["alice", "bob", "carol", "dave"]);
         assert_eq!(s.snapshot.current, "dave");
+        // Naming a connection is no step: its first command opens it.
         let s = s.reduce(Action::Advance(100)).reduce(Action::Tick(250)).reduce(Action::Tick(250));
-        assert_eq!(s.step_count, 4);
+        assert_eq!(s.step_count, 2);
         assert_eq!(s.snapshot.now - streamlab_protocol_epoch(), 600);
         let s = s.reduce(Action::ClearConsole).reduce(Action::Reset);
         assert_eq!((s.step_count, s.log.len()), (0, 0));
+    }
+
+    #[test]
+    fn prompts_undone_lines_and_set_aside_steps_show_in_the_scrollback() {
+        let s = state().reduce(Action::Run("bob> XADD s 1-0 f v".into()));
+        assert_eq!(
+            (s.log[0].conn.as_str(), s.log[0].line.as_str(), s.snapshot.current.as_str()),
+            ("bob", "XADD s 1-0 f v", "bob")
+        );
+        let s = s.reduce(Action::Run("XADD s 2-0 f v".into())).reduce(Action::Run(":as alice".into()));
+        assert_eq!(s.step_count, 2);
+        let s = s.reduce(Action::Undo);
+        assert_eq!(*s.marks, vec![None, Some(StepState::Undone), None]);
+        // Typing at step 1 sets step 2 aside, says so, and the timeline can bring it back.
+        let s = s.reduce(Action::Run("XLEN s".into()));
+        assert!(
+            s.log[3].output.iter().any(|o| o.kind == "info" && o.text.contains("step 2 set aside")),
+            "{:?}",
+            s.log[3]
+        );
+        assert_eq!(*s.marks, vec![None, Some(StepState::SetAside), None, None]);
+        assert_eq!(*s.branches, vec![BranchView { at: 1, steps: 1 }]);
+        let s = s.reduce(Action::Branch(0));
+        assert_eq!(s.snapshot.streams[0].length, 2);
+        assert_eq!(s.marks[1..4], [None, None, Some(StepState::SetAside)]);
+        // A line typed on a waiting connection is refused, and the waiting entry stays the read.
+        let s = s.reduce(Action::Run("XREAD BLOCK 0 STREAMS s $".into())).reduce(Action::Run("XLEN s".into()));
+        let (read, refused) = (&s.log[s.log.len() - 2], &s.log[s.log.len() - 1]);
+        assert!(read.blocked && !refused.blocked && refused.step.is_none());
+        assert!(refused.output[0].text.starts_with("(refused) alice is waiting for XREAD BLOCK 0"), "{:?}", refused);
+        let s = s.reduce(Action::Run(":as bob".into()));
+        assert!(!s.log.last().unwrap().blocked);
     }
 
     #[test]

@@ -3,7 +3,7 @@
 
 use std::rc::Rc;
 
-use streamlab_wasm::StepView;
+use streamlab_wasm::{BranchView, StepView};
 use wasm_bindgen::JsCast;
 use yew::prelude::*;
 
@@ -12,6 +12,8 @@ use crate::state::Action;
 #[derive(Properties, PartialEq)]
 pub struct TimelineProps {
     pub steps: Rc<Vec<StepView>>,
+    /// Runs of steps set aside by typing at an earlier step.
+    pub branches: Rc<Vec<BranchView>>,
     pub step_count: usize,
     pub position: usize,
     pub on_action: Callback<Action>,
@@ -133,8 +135,21 @@ pub fn Timeline(props: &TimelineProps) -> Html {
                 <span class="position">{format!("{}/{}", props.position, props.step_count)}</span>
             </div>
             <p class="now-step" title={value_text.clone()}>{value_text}</p>
+            // Typing at an earlier step sets the later ones aside, never drops them.
+            if !props.branches.is_empty() {
+                <ul class="branches" aria-label="Steps set aside">
+                    { for props.branches.iter().enumerate().rev().map(|(n, branch)| {
+                        let on_action = props.on_action.clone();
+                        let onclick = Callback::from(move |_| on_action.emit(Action::Branch(n)));
+                        html! {
+                            <li>{format!("Steps {}–{} set aside ", branch.at + 1, branch.at + branch.steps)}
+                                <button {onclick}>{"Bring them back"}</button></li>
+                        }
+                    }) }
+                </ul>
+            }
             if props.step_count == 0 {
-                <p class="empty">{"Each command, clock move and new connection becomes a step here."}</p>
+                <p class="empty">{"Each command and clock move becomes a step here."}</p>
             } else {
                 <ol class="steps" reversed=true ref={list_ref}>{ for rows }</ol>
             }

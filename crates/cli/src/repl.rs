@@ -40,7 +40,8 @@ impl Validator for ReplHelper {}
 impl Helper for ReplHelper {}
 
 const BANNER: &str = "StreamLab console: Redis Streams in a sandbox. Commands as in redis-cli; \
-:as NAME switches connection, :clock +MS moves the clock, :undo and :redo step through history, \
+:as NAME switches connection (NAME> CMD runs one line there), :clock +MS moves the clock, :undo and :redo step through history \
+(typing after an undo sets the undone steps aside: :branch brings them back), \
 :profile NAME switches server (redis-7.4 ... redis-8.10, valkey-9), :fill KEY COUNT appends generated orders, help CMD explains a command.";
 
 /// Runs the interactive console until end of input, starting as `profile`.

@@ -1,7 +1,7 @@
 //! Lesson lines and learners' logs as console steps, and how a variant rewrites text.
 
 use streamlab_protocol::command;
-use streamlab_protocol::console::{parse_clock, DEFAULT_CONNECTION};
+use streamlab_protocol::console::{parse_clock, split_prefix, valid_conn_name, DEFAULT_CONNECTION};
 
 use crate::model::{Line, Variant};
 use crate::params;
@@ -41,11 +41,6 @@ pub enum Parsed<'a> {
     },
 }
 
-/// Whether a connection name is acceptable (the console's `:as` takes one word).
-pub fn valid_conn_name(name: &str) -> bool {
-    !name.is_empty() && name.bytes().all(|c| c.is_ascii_alphanumeric() || matches!(c, b'-' | b'_' | b'.'))
-}
-
 /// Reads one lesson line: `name> COMMAND`, `COMMAND`, `:as NAME` or `:clock +MS`.
 pub fn parse_line(text: &str) -> Result<Parsed<'_>, String> {
     let text = text.trim();
@@ -60,16 +55,12 @@ pub fn parse_line(text: &str) -> Result<Parsed<'_>, String> {
             _ => Err(format!("`{text}` is not a meta-command lessons allow (`:as NAME`, `:clock +MS`)")),
         };
     }
-    // Split at the first `>` (a name never holds one) rather than searching for "> ": a
-    // substring search links a second string-search routine into the grader's wasm.
-    if let Some((name, rest)) = text.split_once('>').and_then(|(name, rest)| Some((name, rest.strip_prefix(' ')?))) {
-        if valid_conn_name(name) {
-            let rest = rest.trim();
-            if rest.is_empty() || rest.starts_with(':') {
-                return Err(format!("`{text}`: a `{name}> ` prefix must be followed by a command"));
-            }
-            return Ok(Parsed::Run { conn: Some(name), text: rest });
+    // The console's own reading of a `name> ` prompt, so a line means the same in both.
+    if let Some((name, rest)) = split_prefix(text) {
+        if rest.is_empty() || rest.starts_with(':') {
+            return Err(format!("`{text}`: a `{name}> ` prefix must be followed by a command"));
         }
+        return Ok(Parsed::Run { conn: Some(name), text: rest });
     }
     Ok(Parsed::Run { conn: None, text })
 }

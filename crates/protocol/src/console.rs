@@ -1,21 +1,27 @@
 //! The console every host shows: console lines in, redis-cli text out.
 //!
 //! A [`Console`] is a [`Timeline`] plus the names the user gives its connections. A line is a
-//! command in redis-cli syntax, a `#` comment, a blank line, or a meta-command (`:as NAME`
+//! command in redis-cli syntax (after an optional `name> ` prompt naming the connection that
+//! runs it: see [`split_prefix`]), a `#` comment, a blank line, or a meta-command (`:as NAME`
 //! switches to, and creates, a connection; `:clock +MS` moves the virtual clock; `:undo` and
-//! `:redo` walk the history). Replies that reach another connection (a served blocked read, a
+//! `:redo` walk the history; `:branch` brings back steps set aside). Replies that reach another connection (a served blocked read, a
 //! Pub/Sub message) come back addressed to that connection, which text output shows as
 //! `[NAME] ` in front of each line.
 //!
 //! The command-line console, the transcript runner and the browser playground all use this
 //! type, so they answer alike. An *interactive* console also does what redis-cli does on its
-//! own side of the connection: `help CMD` answers locally, and SUBSCRIBE prints its banner.
-//! Command files are run non-interactively, as `redis-cli` does when its input is a pipe.
+//! own side of the connection: `help CMD` answers locally, SUBSCRIBE prints its banner, a
+//! line typed on a connection that waits (a blocked read) is not sent, QUIT closes the tab,
+//! and recording a step where undone ones were says they were set aside. Command files are
+//! run non-interactively, as `redis-cli` does when its input is a pipe: a line behind a
+//! blocked read waits for it.
 //!
 //! Beside the console: [`syntax_hint`] (the hint redis-cli shows while typing),
 //! [`completions`] (Tab), and [`help_text`].
 
-use streamlab_engine::SortedMap;
+mod names;
+
+pub use names::{split_prefix, valid_conn_name};
 
 use crate::command::{self, CommandSpec};
 use crate::format::{format_raw, format_reply, prints_raw, quote_bytes, SUBSCRIBE_BANNER};
@@ -106,11 +112,9 @@ pub type Lines = Vec<String>;
 pub struct Console {
     timeline: Timeline,
     /// Connection names are console labels, not session state: undo does not forget them.
-    names: SortedMap<String, ConnId>,
-    /// Named connections CLIENT KILL closed: like redis-cli, the name reconnects (a new
-    /// connection, with a new id) when it next runs a command.
-    #[cfg(feature = "host")]
-    closed: Vec<ConnId>,
+    names: names::Names,
+    /// The connection the console started on (a script's lines start there).
+    first: String,
     current: String,
     interactive: bool,
 }
@@ -147,34 +151,22 @@ impl Console {
 
     /// A console over a session, on the [`DEFAULT_CONNECTION`].
     pub fn new(session: Session) -> Console {
-        let mut timeline = Timeline::new(session);
-        let first = timeline.connect();
-        let mut names = SortedMap::new();
-        names.insert(DEFAULT_CONNECTION.to_owned(), first);
-        Console {
-            timeline,
-            names,
-            #[cfg(feature = "host")]
-            closed: Vec::new(),
-            current: DEFAULT_CONNECTION.to_owned(),
-            interactive: false,
-        }
+        let mut names = names::Names::new(session.next_conn_id());
+        names.add(DEFAULT_CONNECTION, &session);
+        let first = DEFAULT_CONNECTION.to_owned();
+        Console { timeline: Timeline::new(session), names, current: first.clone(), first, interactive: false }
     }
 
     /// A console whose connections `names` (at least one) are open before its history starts,
     /// so undo never closes them; it starts on the first.
     pub fn with_connections(mut session: Session, names: &[&str]) -> Console {
         assert!(!names.is_empty(), "a console needs a connection");
-        let names = SortedMap::from_pairs(names.iter().map(|name| ((*name).to_owned(), session.connect())).collect());
-        let current = names.iter().min_by_key(|(_, &id)| id).map(|(name, _)| name.clone()).expect("one name");
-        Console {
-            timeline: Timeline::new(session),
-            names,
-            #[cfg(feature = "host")]
-            closed: Vec::new(),
-            current,
-            interactive: false,
+        let mut named = names::Names::new(0);
+        for name in names {
+            named.bind(name, session.connect());
         }
+        let first = names[0].to_owned();
+        Console { timeline: Timeline::new(session), names: named, current: first.clone(), first, interactive: false }
     }
 
     /// Makes the console answer `help` itself and print the SUBSCRIBE banner, as interactive
@@ -199,24 +191,20 @@ impl Console {
         &self.current
     }
 
-    /// The current connection's id.
+    /// The current connection's id (one its next command opens, if it is not open).
     pub fn current_conn(&self) -> ConnId {
-        self.names[&self.current]
+        self.names.id(&self.current).expect("the current name is known")
     }
 
-    /// Every named connection with its id, in the order they were opened.
+    /// Every named connection with its id, in id order: open ones, and those a command will
+    /// open (new, closed, or undone past their opening); not those QUIT closed.
     pub fn connections(&self) -> Vec<(&str, ConnId)> {
-        let mut all: Vec<(&str, ConnId)> = Vec::new();
-        for (name, &id) in self.names.iter() {
-            all.push((name.as_str(), id));
-        }
-        streamlab_engine::sort::sort_by_key(&mut all, |&(_, id)| id);
-        all
+        self.names.shown(self.session())
     }
 
     /// The name a connection is shown under.
     pub fn label(&self, conn: ConnId) -> String {
-        self.names.iter().find(|(_, &id)| id == conn).map_or_else(|| format!("conn-{conn}"), |(n, _)| n.clone())
+        self.names.label(conn)
     }
 
     fn deliveries(&self, deliveries: Vec<Delivery>, out: &mut Vec<Output>) {
@@ -251,6 +239,18 @@ impl Console {
             self.run_meta(meta, &mut out);
             return out;
         }
+        let trimmed = match split_prefix(trimmed) {
+            // `name> ` alone: what Redis would make of `name>`, an unknown command.
+            Some((_, "")) | None => trimmed,
+            Some((_, rest)) if rest.starts_with(':') => {
+                out.push(Output::new(OutputKind::Error, "(error) a `name> ` prompt must be followed by a command"));
+                return out;
+            }
+            Some((name, rest)) => {
+                self.switch(name);
+                rest
+            }
+        };
         if self.interactive {
             if let Some(text) = help_reply(trimmed, self.session().capabilities()) {
                 out.push(Output::new(OutputKind::Info, text));
@@ -273,11 +273,24 @@ impl Console {
             // redis-cli announces a subscription before printing its confirmations.
             out.push(Output::new(OutputKind::Info, SUBSCRIBE_BANNER));
         }
-        #[cfg(feature = "host")]
-        let conn = self.reopen_if_killed();
-        #[cfg(not(feature = "host"))]
-        let conn = self.current_conn();
+        let conn = self.names.conn_for(&self.current, self.timeline.session());
+        if self.interactive {
+            if let Some(waiting) = self.session().conn(conn).filter(|c| c.waiting()) {
+                // redis-cli sends nothing while a command of its waits: the line is not run.
+                let on = match waiting.blocked() {
+                    Some(block) => command_line(&block.args),
+                    None => "CLIENT PAUSE to end".to_owned(),
+                };
+                let text = format!(
+                    "(refused) {} is waiting for {on}; nothing else runs on it until that is served. Serve it from another connection, move the clock, or switch with :as NAME",
+                    self.current
+                );
+                out.push(Output::new(OutputKind::Error, text));
+                return out;
+            }
+        }
         let raw = prints_raw(&args);
+        let undone = self.undone();
         let (executed, _requests) = self.timeline.execute(conn, args);
         for reply in &executed.replies {
             let text = if raw { format_raw(reply) } else { format_reply(reply) };
@@ -287,28 +300,58 @@ impl Console {
         // Only the host feature's commands ask anything of the host (the grader has none).
         #[cfg(feature = "host")]
         self.host_requests(conn, _requests, &mut out);
+        self.set_aside_note(undone, &mut out);
+        if executed.close && self.interactive {
+            self.closed_by_quit(conn, &mut out);
+        }
         out
     }
 
-    /// The current connection, opened anew if CLIENT KILL closed it.
-    #[cfg(feature = "host")]
-    fn reopen_if_killed(&mut self) -> ConnId {
-        let conn = self.current_conn();
-        if !self.closed.contains(&conn) {
-            return conn;
-        }
-        self.closed.retain(|&c| c != conn);
-        let conn = self.timeline.connect();
-        self.names.insert(self.current.clone(), conn);
-        conn
+    /// The steps `1 + position ..= len` that are undone, if any: recording a step sets them
+    /// aside.
+    fn undone(&self) -> Option<(usize, usize)> {
+        let (position, len) = (self.timeline.position(), self.timeline.records().len());
+        (position < len).then_some((position + 1, len))
     }
 
-    /// What a command run on `conn` asked of the console as a host.
+    /// Says (interactively) that the undone steps were set aside by the step just recorded.
+    fn set_aside_note(&self, undone: Option<(usize, usize)>, out: &mut Vec<Output>) {
+        if let (Some((from, to)), true) = (undone, self.interactive) {
+            let n = self.timeline.branches().len();
+            let text = format!("(undone steps {from}–{to} set aside, not lost: :branch {n} brings them back)");
+            out.push(Output::new(OutputKind::Info, text));
+        }
+    }
+
+    /// An interactive console after QUIT: as in redis-cli the connection is gone, so its tab
+    /// goes and typing moves to the first tab left. A console left with no other tab keeps
+    /// the name, which reconnects with its next command (a non-interactive one always does).
+    fn closed_by_quit(&mut self, conn: ConnId, out: &mut Vec<Output>) {
+        self.names.quit(conn);
+        let gone = std::mem::take(&mut self.current);
+        let next = self.connections().first().map(|&(name, _)| name.to_owned());
+        let text = match next {
+            Some(next) => {
+                let text = format!("({gone}'s connection is closed; typing on {next} now)");
+                self.current = next;
+                text
+            }
+            None => {
+                self.names.add(&gone, self.timeline.session());
+                self.current = gone;
+                "(connection closed; the next command opens a new one)".to_owned()
+            }
+        };
+        out.push(Output::new(OutputKind::Info, text));
+    }
+
+    /// What a command run on `conn` asked of the console as a host: CLIENT KILL's closing is
+    /// done (the name reconnects with its next command, see `names`).
     #[cfg(feature = "host")]
     fn host_requests(&mut self, conn: ConnId, requests: Vec<HostRequest>, out: &mut Vec<Output>) {
         for request in requests {
             match request {
-                HostRequest::Close(id) => self.closed.push(id),
+                HostRequest::Close(_) => {}
                 HostRequest::Shutdown { conn: asked, .. } => {
                     // A page has no server process: SHUTDOWN is understood (its options were
                     // checked) but refused, where streamlab-server would stop.
@@ -354,13 +397,21 @@ impl Console {
                 }
             },
             (Some("undo"), None, None) => {
-                if !self.timeline.undo() {
+                if !self.undo() {
                     out.push(error("(error) nothing to undo".to_owned()));
                 }
             }
             (Some("redo"), None, None) => {
-                if !self.timeline.redo() {
+                if !self.redo() {
                     out.push(error("(error) nothing to redo".to_owned()));
+                }
+            }
+            // `:branch` brings back the steps set aside last, `:branch N` the Nth (oldest first).
+            (Some("branch"), number, None) => {
+                let index = number.map_or(Some(self.timeline.branches().len()), |n| n.parse::<usize>().ok());
+                match index.and_then(|n| self.switch_branch(n.checked_sub(1)?)) {
+                    Some(text) => out.push(Output::new(OutputKind::Info, text)),
+                    None => out.push(error("(error) no such steps set aside (:branch N counts from 1, oldest first)".to_owned())),
                 }
             }
             // A fresh session (keys, connections, clock and history all start over) answering
@@ -376,7 +427,7 @@ impl Console {
             (Some("profile"), None, None) => out.push(Output::new(OutputKind::Info, self.session().profile().to_string())),
             (Some("fill"), Some(_), Some(_)) => out.push(error(format!("(error) bad :fill '{meta}': use :fill KEY COUNT"))),
             _ => out.push(error(format!(
-                "(error) unknown meta-command ':{meta}': try :as NAME, :clock +MS, :undo, :redo, :profile NAME or :fill KEY COUNT"
+                "(error) unknown meta-command ':{meta}': try :as NAME, :clock +MS, :undo, :redo, :branch, :profile NAME or :fill KEY COUNT"
             ))),
         }
     }
@@ -393,12 +444,10 @@ impl Console {
         filled
     }
 
-    /// Switches to the connection `name`, opening it (a recorded step) if it is new.
+    /// Switches to the connection `name`, naming it if it is new (its first command opens it,
+    /// in the same step).
     pub fn switch(&mut self, name: &str) {
-        if !self.names.contains_key(name) {
-            let id = self.timeline.connect();
-            self.names.insert(name.to_owned(), id);
-        }
+        self.names.add(name, self.timeline.session());
         self.current = name.to_owned();
     }
 
@@ -413,17 +462,42 @@ impl Console {
 
     /// Takes the last step back; false at the start.
     pub fn undo(&mut self) -> bool {
-        self.timeline.undo()
+        let done = self.timeline.undo();
+        self.names.follow(self.timeline.session());
+        done
     }
 
     /// Re-applies the next undone step; false when there is none.
     pub fn redo(&mut self) -> bool {
-        self.timeline.redo()
+        let done = self.timeline.redo();
+        self.names.follow(self.timeline.session());
+        done
     }
 
     /// Moves to the state after `position` steps.
     pub fn seek(&mut self, position: usize) {
         self.timeline.seek(position);
+        self.names.follow(self.timeline.session());
+    }
+
+    /// Takes the last step back and forgets it (see [`Timeline::amend_last`]).
+    pub fn amend_last(&mut self) -> bool {
+        let done = self.timeline.amend_last();
+        self.names.follow(self.timeline.session());
+        done
+    }
+
+    /// Brings back the steps of branch `index` (0-based, oldest first; see
+    /// [`Timeline::switch_branch`]) and says what moved, or `None` when there is no such branch.
+    pub fn switch_branch(&mut self, index: usize) -> Option<String> {
+        let at = self.timeline.branches().get(index)?.at();
+        self.timeline.switch_branch(index);
+        self.names.follow(self.timeline.session());
+        let back = self.timeline.position();
+        Some(format!(
+            "(steps {}–{back} are back; any that followed step {at} are set aside: :branch brings them back)",
+            at + 1
+        ))
     }
 
     /// A step as a console line: `:as NAME` for a connection opened, `:clock +MS` for a clock
@@ -432,7 +506,6 @@ impl Console {
         match step {
             Step::Execute { args, .. } => command_line(args),
             Step::AdvanceTo { now } => format!(":clock +{}", now - time_before),
-            Step::Connect { conn } => format!(":as {}", self.label(*conn)),
             Step::Disconnect { conn } => format!("# {} disconnected", self.label(*conn)),
             Step::Fill { key, count, .. } => format!(":fill {} {count}", String::from_utf8_lossy(key)),
         }
@@ -444,23 +517,24 @@ impl Console {
     /// history began at.
     pub fn script(&self) -> String {
         let mut text = String::new();
-        let mut on = self.connections().first().map(|&(_, id)| id);
+        // By name, not id: a connection opens with its first command, and a name that
+        // reconnects keeps its name under a new id.
+        let mut on = self.first.clone();
         let mut time = self.timeline.start_time();
         for record in &self.timeline.records()[..self.timeline.position()] {
             let line = self.step_line(&record.step, time);
             match record.step {
-                Step::Execute { conn, .. } if Some(conn) != on => {
-                    text.push_str(&format!(":as {}\n", self.label(conn)));
-                    on = Some(conn);
+                Step::Execute { conn, .. } if self.label(conn) != on => {
+                    on = self.label(conn);
+                    text.push_str(&format!(":as {on}\n"));
                 }
-                Step::Connect { conn } => on = Some(conn),
                 Step::AdvanceTo { now } => time = now,
                 _ => {}
             }
             text.push_str(&line);
             text.push('\n');
         }
-        if on != Some(self.current_conn()) {
+        if on != self.current {
             text.push_str(&format!(":as {}\n", self.current));
         }
         text

@@ -13,6 +13,10 @@
 //! work already done (the whole session stays linear in its steps, however large its data),
 //! the checkpoints together hold at most that constant times the work done, and undoing one
 //! step replays at most a quarter of the session's size in work (or 16 steps on a small one).
+//!
+//! A step recorded while later steps are undone does not drop them: they are set aside as a
+//! [`Branch`] (the records as they were, without checkpoints), and [`Timeline::switch_branch`]
+//! puts them back, setting aside what followed the fork point instead, so no step is lost.
 
 use crate::session::{ConnId, Delivery, Executed, HostRequest, Session};
 
@@ -29,7 +33,8 @@ pub const MAX_KEPT_REPLY: u64 = 100_000;
 /// Work since the last checkpoint that is worth a copy sooner than [`CHECKPOINT_EVERY`] steps.
 const BIG_WORK: u64 = 4096;
 
-/// One change to a session.
+/// One change to a session. A connection opens with the first command it runs (a session
+/// opens an unknown connection on the fly), so opening one is part of that command's step.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Step {
     /// A command run by a connection, with the clock reading it used.
@@ -45,11 +50,6 @@ pub enum Step {
     AdvanceTo {
         /// The new time (Unix ms).
         now: i64,
-    },
-    /// A connection was opened (it got this id).
-    Connect {
-        /// The new connection's id.
-        conn: ConnId,
     },
     /// A connection was closed.
     Disconnect {
@@ -86,6 +86,33 @@ pub struct Record {
     pub step: Step,
     /// Its output.
     pub output: StepOutput,
+    /// Unique in the timeline, so a host can tell a step from another recorded at the same
+    /// position on another branch; increasing along every line of history.
+    pub id: u64,
+}
+
+/// Steps set aside: they followed position `at` until a step was recorded there instead.
+#[derive(Debug, Clone)]
+pub struct Branch {
+    at: usize,
+    records: Vec<Record>,
+    /// Each record's work (see [`work_of`]; a kept output may be a note, so it is not
+    /// measured again).
+    costs: Vec<u64>,
+    /// Branches that grew from these steps: they come back (as branches) when these do.
+    children: Vec<Branch>,
+}
+
+impl Branch {
+    /// The position the set-aside steps continued from.
+    pub fn at(&self) -> usize {
+        self.at
+    }
+
+    /// The steps set aside.
+    pub fn records(&self) -> &[Record] {
+        &self.records
+    }
 }
 
 /// A session plus every step taken since it was created.
@@ -102,6 +129,10 @@ pub struct Timeline {
     checkpoints: Vec<(usize, Session)>,
     /// The total work at which a checkpoint is next considered (see [`Timeline::consider`]).
     due: u64,
+    /// Steps set aside, oldest first.
+    branches: Vec<Branch>,
+    /// The id the next record gets.
+    next_id: u64,
 }
 
 impl Timeline {
@@ -114,7 +145,14 @@ impl Timeline {
             applied: 0,
             work: vec![0],
             due: 0,
+            branches: Vec::new(),
+            next_id: 0,
         }
+    }
+
+    /// The steps set aside, oldest first.
+    pub fn branches(&self) -> &[Branch] {
+        &self.branches
     }
 
     /// The session as of the current position.
@@ -140,16 +178,16 @@ impl Timeline {
     fn apply(session: &mut Session, step: &Step) -> StepOutput {
         match step {
             Step::Execute { conn, args, now } => {
-                let Executed { replies, deliveries, .. } = session.execute_at(*conn, args.clone(), *now);
+                let Executed { replies, deliveries, close } = session.execute_at(*conn, args.clone(), *now);
+                if close {
+                    // QUIT: the server hangs up once it has answered.
+                    session.disconnect(*conn);
+                }
                 StepOutput { replies, deliveries, requests: session.take_requests() }
             }
             Step::AdvanceTo { now } => {
                 let deliveries = session.advance_to(*now);
                 StepOutput { replies: Vec::new(), deliveries, requests: session.take_requests() }
-            }
-            Step::Connect { .. } => {
-                session.connect();
-                StepOutput::default()
             }
             Step::Disconnect { conn } => {
                 session.disconnect(*conn);
@@ -169,19 +207,50 @@ impl Timeline {
         }
     }
 
-    /// Records and applies a step, dropping any undone steps after the current position.
-    fn push(&mut self, step: Step) -> StepOutput {
-        self.records.truncate(self.applied);
-        self.work.truncate(self.applied + 1);
-        let kept = self.checkpoints_upto(self.applied);
+    /// Sets the undone steps aside as a branch and forgets the checkpoints after the current
+    /// position. Branches that grew from those steps go with them (positions stay valid: the
+    /// steps come back where they were), so nothing is copied.
+    fn set_aside(&mut self) {
+        let at = self.applied;
+        if at < self.records.len() {
+            let records = self.records.split_off(at);
+            let mut costs = Vec::with_capacity(records.len());
+            for pair in self.work[at..].windows(2) {
+                costs.push(pair[1] - pair[0]);
+            }
+            let mut children = Vec::new();
+            let mut i = 0;
+            while i < self.branches.len() {
+                if self.branches[i].at > at {
+                    children.push(self.branches.remove(i));
+                } else {
+                    i += 1;
+                }
+            }
+            self.branches.push(Branch { at, records, costs, children });
+        }
+        self.work.truncate(at + 1);
+        let kept = self.checkpoints_upto(at);
         if kept < self.checkpoints.len() {
-            // A new branch of history: when its next checkpoint is due is measured afresh.
+            // A new line of history: when its next checkpoint is due is measured afresh.
             self.checkpoints.truncate(kept);
             self.due = 0;
         }
+    }
+
+    /// Appends a record (applied to the current session already) and its work.
+    fn record(&mut self, record: Record, cost: u64) {
+        self.work.push(self.work[self.applied] + cost);
+        self.records.push(record);
+        self.applied += 1;
+        self.consider();
+    }
+
+    /// Records and applies a step; undone steps after the current position are set aside.
+    fn push(&mut self, step: Step) -> StepOutput {
+        self.set_aside();
         let output = Timeline::apply(&mut self.current, &step);
         let cost = work_of(&step, &output);
-        let work = self.work[self.applied] + cost;
         // What a step printed is kept for the timeline and a lesson's trail, but not a huge
         // reply (XRANGE of a million entries): a few such steps would hold gigabytes.
         let kept = if cost > MAX_KEPT_REPLY && !matches!(step, Step::Fill { .. }) {
@@ -190,11 +259,41 @@ impl Timeline {
         } else {
             output.clone()
         };
-        self.records.push(Record { step, output: kept });
-        self.work.push(work);
-        self.applied += 1;
-        self.consider();
+        self.next_id += 1;
+        self.record(Record { step, output: kept, id: self.next_id - 1 }, cost);
         output
+    }
+
+    /// Puts branch `index` back: moves to where it continued from, sets aside what follows
+    /// there, and replays its steps (taking checkpoints as recording them did), ending after
+    /// the last. Returns false when there is no such branch.
+    pub fn switch_branch(&mut self, index: usize) -> bool {
+        if index >= self.branches.len() {
+            return false;
+        }
+        let branch = self.branches.remove(index);
+        self.seek(branch.at);
+        self.set_aside();
+        for (record, cost) in branch.records.into_iter().zip(branch.costs) {
+            Timeline::apply(&mut self.current, &record.step);
+            self.record(record, cost);
+        }
+        self.branches.extend(branch.children);
+        true
+    }
+
+    /// Takes the last step back and forgets it (no redo, nothing set aside): for a host that
+    /// grows a step it just recorded (a running clock). False when no step is applied.
+    pub fn amend_last(&mut self) -> bool {
+        if self.applied == 0 || self.applied < self.records.len() {
+            return false;
+        }
+        self.seek(self.applied - 1);
+        self.records.truncate(self.applied);
+        self.work.truncate(self.applied + 1);
+        let kept = self.checkpoints_upto(self.applied);
+        self.checkpoints.truncate(kept);
+        true
     }
 
     /// How many checkpoints are at or before `position` (at least one: the start).
@@ -228,8 +327,9 @@ impl Timeline {
     /// the host.
     pub fn execute(&mut self, conn: ConnId, args: Vec<Vec<u8>>) -> (Executed, Vec<HostRequest>) {
         let now = self.current.clock_reading();
-        let close = args.first().is_some_and(|name| name.eq_ignore_ascii_case(b"quit"));
         let StepOutput { replies, deliveries, requests } = self.push(Step::Execute { conn, args, now });
+        // Only QUIT closes its own connection without the host being asked (CLIENT KILL asks).
+        let close = self.current.conn(conn).is_none() && !requests.contains(&HostRequest::Close(conn));
         (Executed { replies, deliveries, close }, requests)
     }
 
@@ -237,13 +337,6 @@ impl Timeline {
     pub fn advance(&mut self, ms: i64) -> Vec<Delivery> {
         let now = self.current.advanced_by(ms);
         self.push(Step::AdvanceTo { now }).deliveries
-    }
-
-    /// Opens a connection and records it.
-    pub fn connect(&mut self) -> ConnId {
-        let conn = self.current.next_conn_id();
-        self.push(Step::Connect { conn });
-        conn
     }
 
     /// Appends generated entries to a stream (`:fill`, see [`Session::fill`]) and records it.
@@ -350,7 +443,7 @@ mod tests {
     #[test]
     fn undo_and_redo_walk_the_history() {
         let mut t = Timeline::new(Session::new(Clock::Virtual(VIRTUAL_EPOCH_MS)));
-        let c = t.connect();
+        let c = 1;
         for i in 1..=40 {
             t.execute(c, args(&format!("XADD s {i}-0 f v")));
         }
@@ -366,19 +459,51 @@ mod tests {
         t.seek(0);
         assert!(!t.undo());
         t.seek(10);
-        // A new step after an undo drops the redo tail.
+        // A new step after an undo sets the undone ones aside instead of redoing them.
         t.execute(c, args("XADD s 100-0 f v"));
         assert!(!t.redo());
         assert_eq!(t.records().len(), 11);
-        assert_eq!(xlen(&mut t, c), Reply::Integer(10));
+        assert_eq!(xlen(&mut t, c), Reply::Integer(11));
+        assert_eq!((t.branches().len(), t.branches()[0].at(), t.branches()[0].records().len()), (1, 10, 30));
         t.session().check_invariants().unwrap();
+        // Bringing them back sets the new step aside in turn, and ends after the last one.
+        let ids: Vec<u64> = t.branches()[0].records().iter().map(|r| r.id).collect();
+        assert!(t.switch_branch(0));
+        assert_eq!((t.position(), t.records().len()), (40, 40));
+        assert_eq!(xlen(&mut t, c), Reply::Integer(40));
+        assert_eq!(t.records()[10..].iter().map(|r| r.id).collect::<Vec<_>>(), ids);
+        assert_eq!((t.branches().len(), t.branches()[0].at(), t.branches()[0].records().len()), (1, 10, 1));
+        // A fork below a branch's fork point carries that branch along, back when its steps are.
+        t.seek(5);
+        t.execute(c, args("XADD s 200-0 f v"));
+        assert_eq!(t.branches().iter().map(|b| (b.at(), b.records().len())).collect::<Vec<_>>(), [(5, 35)]);
+        assert!(t.switch_branch(0));
+        assert_eq!(xlen(&mut t, c), Reply::Integer(40));
+        assert_eq!(t.branches().iter().map(|b| (b.at(), b.records().len())).collect::<Vec<_>>(), [(5, 1), (10, 1)]);
+        assert!(t.switch_branch(1));
+        assert_eq!(xlen(&mut t, c), Reply::Integer(11));
+        assert_eq!(
+            t.records().last().map(|r| &r.step),
+            Some(&Step::Execute { conn: c, args: args("XADD s 100-0 f v"), now: t.session().now() })
+        );
+        assert!(!t.switch_branch(9));
+    }
+
+    #[test]
+    fn quit_closes_its_connection_within_its_step() {
+        let mut t = Timeline::new(Session::new(Clock::Virtual(VIRTUAL_EPOCH_MS)));
+        t.execute(1, args("PING"));
+        let (executed, _) = t.execute(1, args("QUIT"));
+        assert!(executed.close && t.session().conn(1).is_none());
+        assert!(t.undo());
+        assert!(t.session().conn(1).is_some());
+        assert!(!t.execute(1, args("PING")).0.close);
     }
 
     #[test]
     fn replayed_steps_reproduce_blocking_and_time() {
         let mut t = Timeline::new(Session::new(Clock::Virtual(VIRTUAL_EPOCH_MS)));
-        let a = t.connect();
-        let b = t.connect();
+        let (a, b) = (1, 2);
         assert!(t.execute(b, args("XREAD BLOCK 1000 STREAMS s $")).0.replies.is_empty());
         let timed_out = t.advance(1500);
         assert_eq!(timed_out, vec![Delivery { conn: b, reply: Reply::NullArray }]);
@@ -400,7 +525,7 @@ mod tests {
     fn checkpoints_cost_at_most_a_share_of_the_work_done() {
         // A stream growing one entry per step: copies grow with it, so they must space out.
         let mut t = Timeline::new(Session::new(Clock::Virtual(VIRTUAL_EPOCH_MS)));
-        let c = t.connect();
+        let c = 1;
         for i in 1..=20_000 {
             t.execute(c, args(&format!("XADD s {i}-0 f v")));
         }
@@ -410,13 +535,13 @@ mod tests {
 
         // A big stream and then many small steps: one copy after the fill, none for the pings.
         let mut t = Timeline::new(Session::new(Clock::Virtual(VIRTUAL_EPOCH_MS)));
-        let c = t.connect();
+        let c = 1;
         t.fill(b"big", 100_000);
         for _ in 0..5_000 {
             t.execute(c, args("PING"));
         }
         let positions: Vec<usize> = t.checkpoints.iter().map(|(p, _)| *p).collect();
-        assert_eq!(positions, [0, 2], "a copy right after the fill, none for the pings");
+        assert_eq!(positions, [0, 1], "a copy right after the fill, none for the pings");
         assert!(t.undo());
         assert_eq!(xlen(&mut t, c), Reply::Integer(0), "XLEN of s, not big");
         // Another big fill, long before the pings would make a copy due: copied at once, so
@@ -439,8 +564,12 @@ mod tests {
             rng % n
         };
         let mut t = Timeline::new(Session::new(Clock::Virtual(VIRTUAL_EPOCH_MS)));
-        let c = t.connect();
+        let c = 1;
         for i in 0..600u64 {
+            if next(40) == 0 && !t.branches().is_empty() {
+                let index = next(t.branches().len() as u64) as usize;
+                assert!(t.switch_branch(index));
+            }
             match next(10) {
                 0 => drop(t.fill(b"s", next(300))),
                 1 => drop(t.advance(1 + next(1000) as i64)),
@@ -449,6 +578,17 @@ mod tests {
                 _ => drop(t.execute(c, args(&format!("XADD s * n {i}")))),
             }
         }
+        // No step recorded is lost: each is on the current line or in a branch.
+        fn ids_of(branches: &[Branch], ids: &mut Vec<u64>) {
+            for branch in branches {
+                ids.extend(branch.records().iter().map(|r| r.id));
+                ids_of(&branch.children, ids);
+            }
+        }
+        let mut ids: Vec<u64> = t.records().iter().map(|r| r.id).collect();
+        ids_of(t.branches(), &mut ids);
+        ids.sort_unstable();
+        assert_eq!(ids, (0..t.next_id).collect::<Vec<_>>(), "each step once: nothing lost, nothing copied");
         let steps: Vec<Step> = t.records().iter().map(|r| r.step.clone()).collect();
         for _ in 0..200 {
             let position = next(steps.len() as u64 + 1) as usize;
@@ -465,7 +605,7 @@ mod tests {
     #[test]
     fn huge_replies_are_not_kept_in_the_history() {
         let mut t = Timeline::new(Session::new(Clock::Virtual(VIRTUAL_EPOCH_MS)));
-        let c = t.connect();
+        let c = 1;
         t.fill(b"big", 60_000);
         let (executed, _) = t.execute(c, args("XRANGE big - +"));
         assert!(matches!(&executed.replies[..], [Reply::Array(entries)] if entries.len() == 60_000));

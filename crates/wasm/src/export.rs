@@ -149,7 +149,7 @@ impl Script {
     fn step(&mut self, console: &Console, record: &Record) {
         let output = &record.output;
         match &record.step {
-            Step::Connect { .. } | Step::Disconnect { .. } => {}
+            Step::Disconnect { .. } => {}
             Step::AdvanceTo { now } => {
                 for delivery in &output.deliveries {
                     let Some(at) = self.blocked.iter().position(|(conn, ..)| *conn == delivery.conn) else {

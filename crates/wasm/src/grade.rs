@@ -332,6 +332,6 @@ mod tests {
         g.execute_line("XADD s 1-0 f v");
         g.execute_line(":clock +2s");
         assert_eq!((g.profile(), g.now()), ("redis-8.2", VIRTUAL_EPOCH_MS + 2_000));
-        assert_eq!(g.script(), ":as default\nXADD s 1-0 f v\n:clock +2000\n");
+        assert_eq!(g.script(), "XADD s 1-0 f v\n:clock +2000\n");
     }
 }

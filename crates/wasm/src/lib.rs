@@ -20,7 +20,7 @@ use streamlab_protocol::history::{Record, Step};
 use streamlab_protocol::{format_reply_to, Clock, Console, Output, OutputKind, Reply, Session};
 
 pub use share::SessionSpec;
-pub use streamlab_protocol::console::{command_line, completions, help_reply, syntax_hint};
+pub use streamlab_protocol::console::{command_line, completions, help_reply, split_prefix, syntax_hint};
 pub use streamlab_protocol::tokenize::{ends_in_word, is_separator, last_word_start, words};
 pub use streamlab_protocol::Profile;
 pub use view::SnapshotView;
@@ -102,10 +102,20 @@ pub struct StepView {
     pub applied: bool,
 }
 
+/// Steps set aside (see [`Playground::switch_branch`]), for the timeline.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct BranchView {
+    /// The step they continued from.
+    pub at: usize,
+    /// How many steps.
+    pub steps: usize,
+}
+
 /// What a recorded step printed and changed, computed once when it was recorded.
 #[derive(Debug, Clone)]
 struct Described {
-    step: Step,
+    /// The record's id.
+    id: u64,
     output: Vec<OutputView>,
     changes: Vec<String>,
 }
@@ -255,7 +265,7 @@ impl Playground {
             if let Some(record) = records.last().filter(|_| timeline.position() == records.len()) {
                 if let Step::AdvanceTo { now } = record.step {
                     if record.output.deliveries.is_empty() {
-                        self.console.undo();
+                        self.console.amend_last();
                         self.refresh();
                         ms += now - self.console.session().now();
                     }
@@ -285,6 +295,42 @@ impl Playground {
     pub fn seek(&mut self, position: usize) {
         self.console.seek(position);
         self.refresh();
+    }
+
+    /// The runs of steps set aside by typing at an earlier step, oldest first.
+    pub fn branches(&self) -> Vec<BranchView> {
+        let mut views = Vec::new();
+        for branch in self.console.timeline().branches() {
+            views.push(BranchView { at: branch.at(), steps: branch.records().len() });
+        }
+        views
+    }
+
+    /// Brings back branch `index` (what followed its fork point is set aside in its place);
+    /// the restored steps are described by what they printed. Returns the console's note.
+    pub fn switch_branch(&mut self, index: usize) -> Option<String> {
+        let note = self.console.switch_branch(index);
+        self.refresh();
+        note
+    }
+
+    /// The id of the step the current position is after (`None` at the start): a host tells
+    /// by it whether a line recorded a step, and later whether that step is applied, undone or
+    /// set aside ([`Playground::step_state`]).
+    pub fn last_step_id(&self) -> Option<u64> {
+        let timeline = self.console.timeline();
+        timeline.records()[..timeline.position()].last().map(|r| r.id)
+    }
+
+    /// Where the step with id `id` is: applied, undone (redo brings it back) or set aside.
+    pub fn step_state(&self, id: u64) -> StepState {
+        let timeline = self.console.timeline();
+        // Ids increase along the line, so the current one is searched by bisection.
+        match timeline.records().binary_search_by_key(&id, |r| r.id) {
+            Ok(at) if at < timeline.position() => StepState::Applied,
+            Ok(_) => StepState::Undone,
+            Err(_) => StepState::SetAside,
+        }
     }
 
     /// Opens (a page of) the collapsed block that starts at the node `first_id` on the rail
@@ -323,18 +369,28 @@ impl Playground {
     }
 
     /// After anything that may have moved or recorded a step: a new snapshot, and the
-    /// description of the step just recorded (if one was).
+    /// description of the steps that are new on the line: the step just recorded with what it
+    /// changed, steps a branch brought back by what they printed.
     fn refresh(&mut self) {
         let after = view::snapshot(&self.console, &self.opened);
         let timeline = self.console.timeline();
         let position = timeline.position();
         let records = timeline.records();
-        if position > 0 && self.described.get(position - 1).map(|d| &d.step) != Some(&records[position - 1].step) {
+        // Descriptions of steps no longer on the line (set aside, or replaced) go, from the
+        // end back: as many as changed.
+        let mut keep = self.described.len().min(records.len());
+        while keep > 0 && self.described[keep - 1].id != records[keep - 1].id {
+            keep -= 1;
+        }
+        self.described.truncate(keep);
+        if keep + 1 == position {
             let described = self.describe(&records[position - 1], diff::changes(&self.snapshot, &after));
-            self.described.truncate(position - 1);
             self.described.push(described);
         }
-        self.described.truncate(records.len());
+        for record in records.get(self.described.len()..).unwrap_or_default() {
+            let described = self.describe(record, Vec::new());
+            self.described.push(described);
+        }
         self.snapshot = after;
     }
 
@@ -349,7 +405,7 @@ impl Playground {
         output.extend(
             record.output.deliveries.iter().map(|d| OutputView::reply(Some(self.console.label(d.conn)), &[], &d.reply)),
         );
-        Described { step: record.step.clone(), output, changes }
+        Described { id: record.id, output, changes }
     }
 
     /// How many steps are recorded.
@@ -373,9 +429,7 @@ impl Playground {
         let mut views = Vec::with_capacity(to - from);
         for (index, record) in records.iter().enumerate().take(to).skip(from) {
             let conn = match record.step {
-                Step::Execute { conn, .. } | Step::Connect { conn } | Step::Disconnect { conn } => {
-                    Some(self.console.label(conn))
-                }
+                Step::Execute { conn, .. } | Step::Disconnect { conn } => Some(self.console.label(conn)),
                 Step::AdvanceTo { .. } | Step::Fill { .. } => None,
             };
             let line = self.console.step_line(&record.step, time);
@@ -426,6 +480,17 @@ fn start_console(spec: &SessionSpec) -> Console {
         session.disconnect(0);
     }
     Console::with_connections(session, &FIRST_CONNECTIONS).interactive()
+}
+
+/// Where a recorded step is (see [`Playground::step_state`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum StepState {
+    /// On the current line, at or before the position.
+    Applied,
+    /// On the current line after the position: redo brings it back.
+    Undone,
+    /// In a branch set aside: `:branch` (or the timeline's button) brings it back.
+    SetAside,
 }
 
 /// The profile a `:profile NAME` line switches to, when it is one naming a known profile

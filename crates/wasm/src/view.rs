@@ -327,16 +327,17 @@ pub fn snapshot(console: &Console, opened: &Opened) -> SnapshotView {
     // the wasm app.
     let mut connections = Vec::new();
     for (name, id) in console.connections() {
-        let Some(conn) = session.conn(id) else { continue };
+        // A name whose connection is not open (its first command opens it) has a tab all the same.
+        let conn = session.conn(id);
         connections.push(ConnectionView {
             name: name.to_owned(),
             id,
-            multi: conn.in_multi().then(|| conn.queued()),
+            multi: conn.filter(|c| c.in_multi()).map(|c| c.queued()),
             blocked: conn
-                .blocked()
+                .and_then(|c| c.blocked())
                 .map(|block| BlockedView { command: command_line(&block.args), deadline: block.deadline }),
-            channels: texts(conn.channels()),
-            patterns: texts(conn.patterns()),
+            channels: conn.map(|c| texts(c.channels())).unwrap_or_default(),
+            patterns: conn.map(|c| texts(c.patterns())).unwrap_or_default(),
             messages: messages(console, id),
         });
     }
@@ -658,7 +659,7 @@ mod tests {
         let view = snapshot(&c, &Opened::default());
         assert_eq!(
             view.connections[2].messages,
-            vec![MessageView { step: 7, channel: "news".into(), pattern: None, payload: "hello".into() }]
+            vec![MessageView { step: 6, channel: "news".into(), pattern: None, payload: "hello".into() }]
         );
     }
 
