@@ -34,7 +34,7 @@
   // A page lazy-loads the frame itself.
   if (raw.loading === undefined) raw.loading = 'eager';
   const element = document.getElementById('widget');
-  const EVENTS = ['ready', 'command', 'check', 'task-complete', 'quiz-answer', 'progress', 'lesson-complete', 'resize', 'error'];
+  const EVENTS = [...window.StreamLab.events, 'resize'];
   const METHODS = window.StreamLab.methods;
   const post = (type, payload) => {
     if (origin && window.parent !== window) window.parent.postMessage({ source: 'stream-lab', v: 1, type, payload }, origin);
@@ -42,9 +42,11 @@
   let handle = null;
   let last;
   let size;
-  // After each event, call and redraw (its own Undo raises none): size, token and script, if
-  // changed. Measured here: browsers pause ResizeObserver in cross-origin frames out of view.
+  // Before each event and answer (so getState() in a listener is current), and after a redraw
+  // (its own Undo raises none): size, token and script, if changed. Measured here: browsers
+  // pause ResizeObserver in cross-origin frames out of view.
   const push = () => {
+    later = false;
     const box = element.getBoundingClientRect();
     const now = { width: Math.round(box.width), height: Math.round(box.height) };
     if (JSON.stringify(now) !== size) post('resize', now);
@@ -54,10 +56,16 @@
       if (state !== last) post('state', { state: last = state, script: handle.exportScript() });
     } catch { /* a trapped instance: the next call reports it */ }
   };
-  for (const type of EVENTS) element.addEventListener(type, (event) => { if (type !== 'resize') post(type, event.detail); push(); });
-  const start = (options, lesson) => {
-    handle = window.StreamLab.create(element, options, { ...frame, lesson });
-    new MutationObserver(push).observe(element.shadowRoot, { childList: true, subtree: true, characterData: true });
+  for (const type of EVENTS) element.addEventListener(type, (event) => { push(); if (type !== 'resize') post(type, event.detail); });
+  // Redraws come in many mutation batches: one push a task (a port's message, which browsers
+  // do not throttle in frames out of view as they do timers and animation frames).
+  let later = false;
+  const tick = new MessageChannel();
+  tick.port1.onmessage = push;
+  const soon = () => { if (!later) { later = true; tick.port2.postMessage(0); } };
+  const start = (options, lesson, older) => {
+    handle = window.StreamLab.create(element, options, { ...frame, lesson, older });
+    new MutationObserver(soon).observe(element.shadowRoot, { childList: true, subtree: true, characterData: true });
   };
   const waiting = params.get('options') === 'message';
   window.addEventListener('message', async (event) => {
@@ -66,7 +74,7 @@
     if (!m || typeof m !== 'object' || m.source !== 'stream-lab' || m.v !== 1) return;
     const p = m.payload;
     if (m.type === 'init' && waiting && !handle && p && typeof p.options === 'object') {
-      start(p.options, p.lesson && typeof p.lesson.text === 'string' ? p.lesson : undefined);
+      start(p.options, p.lesson && typeof p.lesson.text === 'string' ? p.lesson : undefined, p.older);
       return;
     }
     if (m.type !== 'call' || !handle || !p || typeof p !== 'object' || !METHODS.includes(p.method) || !Array.isArray(p.args || [])) return;

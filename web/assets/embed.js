@@ -23,6 +23,8 @@
   const LESSON_MODES = ['lesson', 'quiz', 'player'];
   // On the element, the handle, and by message to a frame (embed-frame.js).
   const METHODS = Object.freeze(['run', 'reset', 'undo', 'redo', 'getState', 'setState', 'exportScript', 'check']);
+  // The element's events; a frame's message of any other type is not one.
+  const EVENTS = Object.freeze(['ready', 'command', 'check', 'task-complete', 'quiz-answer', 'progress', 'lesson-complete', 'error']);
 
   let compiled = null;
   let instances = 0;
@@ -228,6 +230,7 @@
           if (state && localStorage.getItem(loading) && !this.retrying) return this.stalled();
           if (state) { localStorage.setItem(loading, '1'); this.restoring = loading; }
         } catch { /* storage off */ }
+        if (!state && this.frame && typeof this.frame.older === 'string') state = this.frame.older;
       }
       const generation = ++this.generation;
       Promise.all([loadEngine(), this.lessonText()]).then(([m, lesson]) => {
@@ -283,6 +286,8 @@
      * the element's, `resize` sizes it, `state` answers getState() and exportScript(). */
     open() {
       const o = this.options;
+      // A page without an origin (file://, a sandboxed frame) cannot be answered by a frame.
+      if (location.origin === 'null') return this.fail('this page has no origin (a file:// page or a sandboxed frame), so a StreamLab frame cannot answer it: open this page over http(s)');
       const frame = el('iframe');
       frame.title = `StreamLab ${o.mode}`;
       frame.src = new URL(`embed.html?options=message&origin=${encodeURIComponent(location.origin)}`, base).href;
@@ -296,10 +301,19 @@
         if (event.source !== frame.contentWindow || event.origin !== base.origin || !m || m.source !== 'stream-lab' || m.v !== 1) return;
         const p = m.payload;
         if (m.type === 'open') {
+          // Again: the frame reloaded (its host moved in the DOM). Calls it had are lost, and
+          // it starts from the learner's latest state, not the original options.
+          if (this.opened) this.drop('the StreamLab frame reloaded before it answered');
           this.opened = true;
           try {
             const given = await lesson;
-            this.post('init', { options: { ...o, loading: 'eager', key: this.name(), height: o.height && '100vh' }, lesson: given });
+            if (this.destroyed) return;
+            const state = this.latest ? this.latest.state : o.state;
+            // A save this page kept itself when it ran the engine (with CORS headers): the
+            // frame's own save, when it has one, wins.
+            let older;
+            if (state === undefined && o.persist === 'local') try { older = localStorage.getItem(`streamlab.embed.${this.name()}`) ?? undefined; } catch { /* storage off */ }
+            this.post('init', { options: { ...o, state, loading: 'eager', key: this.name(), height: o.height && '100vh' }, lesson: given, older });
           } catch (error) { this.fail(messageOf(error)); }
         } else if (m.type === 'state') {
           this.latest = p;
@@ -308,10 +322,9 @@
           this.calls.delete(p.id);
           if (call) 'error' in p ? call[1](new Error(p.error)) : call[0](p.value ?? undefined);
         } else if (m.type === 'resize') {
-          // autoresize=false without a height: the first size stays (it scrolls).
-          if (!o.height && (o.autoresize || !this.sized)) frame.style.height = `${p.height}px`;
-          this.sized = true;
-        } else {
+          // autoresize=false is the frame's widget's to apply (it fixes its own height at ready).
+          if (!o.height) frame.style.height = `${p.height}px`;
+        } else if (EVENTS.includes(m.type)) {
           if (m.type === 'ready') { this.widget = frame; this.settle.ok(this.handle); }
           if (m.type === 'error' && !p.internal) this.settle.fail(new Error(p.message));
           this.dispatch(m.type, p);
@@ -323,6 +336,15 @@
       this.box.className = 'sl-remote';
       this.box.replaceChildren(frame);
       return this.ready;
+    }
+
+    /** Rejects the calls a frame will not answer. */
+    drop(why) {
+      const error = new Error(why);
+      if (this.calls) for (const [, fail] of this.calls.values()) fail(error);
+      if (this.calls) this.calls.clear();
+      this.pending.splice(0).forEach((p) => p.fail(error));
+      this.settle.fail(error);
     }
 
     /** A remote widget's method, called in its frame. */
@@ -343,6 +365,8 @@
       if (type === 'panic') { this.crash(detail.message); return; }
       if (this.queued) { this.queued.push([type, detail]); return; }
       if (type === 'ready') {
+        // autoresize=false without a height: the height it has now stays (it scrolls inside).
+        if (!this.options.autoresize && !this.options.height) this.host.style.height = `${this.host.getBoundingClientRect().height}px`;
         if (this.restoring) try { localStorage.removeItem(this.restoring); } catch { /* storage off */ }
         this.restoring = null;
         this.settle.ok(this.handle);
@@ -387,6 +411,8 @@
     }
 
     fail(message) {
+      // A late refusal (a lesson still loading) of a widget already gone is nobody's.
+      if (this.destroyed) return;
       this.error = message;
       this.alert('StreamLab could not start', el('span', '', message));
       this.settle.fail(new Error(message));
@@ -483,6 +509,7 @@
     }
 
     destroy() {
+      this.drop('this StreamLab widget was destroyed');
       this.destroyed = true;
       if (this.visibility) this.visibility.disconnect();
       if (this.sizes) this.sizes.disconnect();
@@ -541,6 +568,6 @@
     if (widget) widget.destroy();
   };
 
-  window.StreamLab = Object.freeze({ create, version: 1, methods: METHODS, normalise: (raw) => normalise(raw) });
+  window.StreamLab = Object.freeze({ create, version: 1, methods: METHODS, events: EVENTS, normalise: (raw) => normalise(raw) });
   if (!customElements.get('stream-lab')) customElements.define('stream-lab', StreamLabElement);
 })();

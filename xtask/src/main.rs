@@ -169,11 +169,60 @@ fn copy_dir(from: &Path, out: &Path, keep: &dyn Fn(&Path) -> bool) -> Result<(),
         }
         if path.is_dir() {
             copy_dir(&path, &out.join(file.file_name()), keep)?;
+        } else if STRIPPED.iter().any(|name| file.file_name() == *name) {
+            let text = std::fs::read_to_string(&path).map_err(|e| format!("{}: {e}", path.display()))?;
+            std::fs::write(out.join(file.file_name()), strip_comments(&text))
+                .map_err(|e| format!("{}: {e}", path.display()))?;
         } else {
             std::fs::copy(&path, out.join(file.file_name())).map_err(|e| format!("{}: {e}", path.display()))?;
         }
     }
     Ok(())
+}
+
+/// The embedding kit's scripts, shipped as they are written but for their comments: they count
+/// against its 10 KB budget, and the source keeps comments that explain it.
+const STRIPPED: &[&str] = &["embed.js", "embed-frame.js"];
+
+/// `text` without its whole-line `//` comments and its `/* ... */` blocks that start a line
+/// (what follows a block's `*/` on its last line stays). Nothing inside code is touched: a
+/// comment after code stays, and so does every line inside a template literal (a line with an
+/// odd number of backticks opens or closes one).
+fn strip_comments(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let (mut in_block, mut in_template) = (false, false);
+    for line in text.split_inclusive('\n') {
+        let code = line.trim_start();
+        if in_block {
+            if let Some(end) = line.find("*/") {
+                in_block = false;
+                keep_rest(&mut out, &line[end + 2..]);
+            }
+            continue;
+        }
+        if !in_template && code.starts_with("/*") {
+            match code[2..].find("*/") {
+                Some(end) => keep_rest(&mut out, &code[end + 4..]),
+                None => in_block = true,
+            }
+            continue;
+        }
+        if !in_template && code.starts_with("//") {
+            continue;
+        }
+        if line.matches('`').count() % 2 == 1 {
+            in_template = !in_template;
+        }
+        out.push_str(line);
+    }
+    out
+}
+
+/// What follows a comment block on its last line, unless only whitespace.
+fn keep_rest(out: &mut String, rest: &str) {
+    if !rest.trim().is_empty() {
+        out.push_str(rest);
+    }
 }
 
 /// Every entry of a directory.
@@ -460,4 +509,29 @@ fn stop_references(ports: &[u16]) -> Result<(), String> {
         ));
     }
     stopped
+}
+
+#[cfg(test)]
+mod tests {
+    use super::strip_comments;
+
+    #[test]
+    fn strips_whole_line_comments_only() {
+        let source = "/* A header\n * of two lines. */\n(() => {\n  // why\n  const a = 1; // stays\n  /** one line */\n  const url = 'http://x'; /* stays */\n  /* a block */ const b = 2;\n})();\n";
+        assert_eq!(
+            strip_comments(source),
+            "(() => {\n  const a = 1; // stays\n  const url = 'http://x'; /* stays */\n const b = 2;\n})();\n"
+        );
+    }
+
+    #[test]
+    fn keeps_template_literals_whole() {
+        let source = "const t = `line\n// not a comment\n/* nor this */\n`;\n// gone\nok();\n";
+        assert_eq!(strip_comments(source), "const t = `line\n// not a comment\n/* nor this */\n`;\nok();\n");
+    }
+
+    #[test]
+    fn an_unclosed_block_runs_to_its_end() {
+        assert_eq!(strip_comments("a();\n/* open\nstill\n*/\nb();\n"), "a();\nb();\n");
+    }
 }
