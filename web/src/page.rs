@@ -18,6 +18,10 @@ const THEME_KEY: &str = "streamlab.theme";
 /// session again would likely end the same way.
 const LOADING_KEY: &str = "streamlab.loading";
 
+/// The sandbox session the last Reset, server change or opened link replaced, while Undo is
+/// offered: its notice, a newline, its share fragment.
+const BACKUP_KEY: &str = "streamlab.session.undo";
+
 /// A session whose loading did not finish, kept aside (as its share fragment) until the learner
 /// loads it again or discards it.
 const STALLED_KEY: &str = "streamlab.session.stalled";
@@ -111,6 +115,26 @@ pub fn save_session(fragment: &str) -> bool {
     save(SESSION_KEY, &JsValue::from_str(fragment))
 }
 
+/// The replaced session Undo offers after a reload, as its notice and its share fragment.
+pub fn load_backup() -> Option<(String, String)> {
+    let text = storage()?.get_item(BACKUP_KEY).ok().flatten()?;
+    let (notice, fragment) = text.split_once('\n')?;
+    Some((notice.to_owned(), fragment.to_owned()))
+}
+
+/// Keeps the replaced session Undo offers across a reload, or forgets it (None). Like the
+/// session's own save, a failure leaves the offer standing until this page closes.
+pub fn save_backup(backup: Option<(&str, &str)>) {
+    match backup {
+        Some((notice, fragment)) => set_item(BACKUP_KEY, &format!("{notice}\n{fragment}")),
+        None => {
+            if let Some(storage) = storage() {
+                let _ = storage.remove_item(BACKUP_KEY);
+            }
+        }
+    }
+}
+
 thread_local! {
     static UNSAVED_TOLD: Cell<bool> = const { Cell::new(false) };
 }
@@ -202,10 +226,11 @@ pub fn clear_fragment() {
     show_url(&format!("{}{}", location.pathname().unwrap_or_default(), location.search().unwrap_or_default()));
 }
 
-/// Copies text to the clipboard (where the page may: the promise's failure is ignored, the
-/// link is shown for copying by hand anyway).
-pub fn copy(text: &str) {
-    let _promise = gloo::utils::window().navigator().clipboard().write_text(text);
+/// Copies text to the clipboard; false when the browser refused (no permission, no focus,
+/// an insecure origin).
+pub async fn copy(text: &str) -> bool {
+    let promise = gloo::utils::window().navigator().clipboard().write_text(text);
+    wasm_bindgen_futures::JsFuture::from(promise).await.is_ok()
 }
 
 /// Milliseconds since the page started loading.

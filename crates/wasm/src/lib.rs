@@ -216,7 +216,12 @@ impl Playground {
 
     /// Starts again from the same profile, clock and fill.
     pub fn reset(&mut self) {
-        *self = Playground::new(&self.spec);
+        *self = self.fresh();
+    }
+
+    /// A fresh playground of the same profile, clock and fill.
+    pub fn fresh(&self) -> Playground {
+        Playground::new(&self.spec)
     }
 
     /// The server the session answers as.
@@ -417,7 +422,7 @@ impl Playground {
 
 /// The profile a `:profile NAME` line switches to, when it is one naming a known profile
 /// (other `:profile` lines, such as a bad name, are the console's to answer).
-fn profile_switch(line: &str) -> Option<Profile> {
+pub fn profile_switch(line: &str) -> Option<Profile> {
     let mut words = line.trim().strip_prefix(':')?.split_whitespace();
     match (words.next(), words.next(), words.next()) {
         (Some("profile"), Some(name), None) => name.parse().ok(),
