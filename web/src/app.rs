@@ -156,15 +156,14 @@ pub fn App() -> Html {
                     state.dispatch(Action::Notice(Some(notice)));
                 }
             }
+            // The sandbox's replaced session is kept on this machine while Undo offers it (the
+            // offer comes and goes with a change of the session).
+            let backup = state.backup.as_ref().and_then(|b| Some((&*b.notice, &**b.fragment.as_ref()?)));
+            page::save_backup(backup);
             page::clear_fragment();
             page::loaded();
             page::record_render(std::mem::replace(&mut *first.borrow_mut(), false));
         });
-    }
-    {
-        // The sandbox's replaced session is kept on this machine while Undo offers it.
-        let backup = state.backup.as_ref().and_then(|b| Some((b.notice.clone(), b.fragment.clone()?)));
-        use_effect_with(backup, |backup| page::save_backup(backup.as_ref().map(|(n, f)| (&**n, &**f))));
     }
     {
         let history = state.history.clone();
@@ -201,25 +200,14 @@ pub fn App() -> Html {
     let snapshot = &state.snapshot;
     let start = state.lab.borrow().spec().clock;
     // Share puts the link in the address bar and copies it; the panel's Copy copies it again.
-    // The notice says what the clipboard did: it can refuse.
-    let share = |shown: bool| {
+    let share = |notice: &'static str| {
         let (state, panel) = (state.clone(), panel.clone());
         Callback::from(move |_: MouseEvent| {
             let url = page::url_with(&state.lab.borrow().spec().to_fragment());
-            if shown {
-                page::show_url(&url);
-            }
+            page::show_url(&url);
+            page::copy(&url);
             panel.set(Some("share"));
-            let state = state.clone();
-            wasm_bindgen_futures::spawn_local(async move {
-                let notice = match (page::copy(&url).await, shown) {
-                    (true, true) => "Share link copied and put in the address bar",
-                    (true, false) => "Link copied",
-                    (false, true) => "Share link put in the address bar (the browser did not let the page copy it)",
-                    (false, false) => "The browser did not let the page copy: select the link and copy it",
-                };
-                state.dispatch(Action::Notice(Some(notice.into())));
-            });
+            state.dispatch(Action::Notice(Some(notice.into())));
         })
     };
     let on_recover = {
@@ -268,7 +256,7 @@ pub fn App() -> Html {
                     <p>{"This link rebuilds the session exactly: profile, clock and every command."}</p>
                     <label for="share-url">{"Link"}</label>
                     <input id="share-url" class="wide" readonly=true value={url} />
-                    <button onclick={share(false)}>{"Copy"}</button>
+                    <button onclick={share("Link copied")}>{"Copy"}</button>
                     <button onclick={close_panel.clone()}>{"Close"}</button>
                 </section>
             }
@@ -329,7 +317,7 @@ pub fn App() -> Html {
         <a class="skip" href="#console-input">{"Skip to the console"}</a>
         <header class="top">
             <h1>{"StreamLab"}</h1>
-            <ProfileSelect profile={state.lab.borrow().profile()} steps={state.step_count} on_action={dispatch.clone()} />
+            <ProfileSelect profile={state.lab.borrow().profile()} on_action={dispatch.clone()} />
             <div class="clock" role="group" aria-label="Clock">
                 <span class="time" title={format!("engine time {} ms (Unix)", snapshot.now)}>
                     <span class="sr-only">{"Clock "}</span>{elapsed(snapshot.now - start)}
@@ -338,15 +326,15 @@ pub fn App() -> Html {
                 <button onclick={emit(Action::Advance(1_000))}>{"+1 s"}</button>
                 <button onclick={emit(Action::Advance(60_000))}>{"+1 min"}</button>
                 if state.running {
-                    // Drawn in CSS: no font Debian's Chromium ships has U+23F8.
-                    <button class="primary" aria-pressed="true" onclick={emit(Action::SetRunning(false))}><span class="icon-pause" aria-hidden="true"></span>{"Pause"}</button>
+                    // Its icon is drawn in CSS: no font Debian's Chromium ships has U+23F8.
+                    <button class="primary pause" aria-pressed="true" onclick={emit(Action::SetRunning(false))}>{"Pause"}</button>
                 } else {
                     <button aria-pressed="false" onclick={emit(Action::SetRunning(true))}>{"▶ Run"}</button>
                 }
             </div>
             <div class="actions">
                 <button onclick={{ let show_list = show_list.clone(); Callback::from(move |_: MouseEvent| show_list.set(true)) }}>{"Lessons"}</button>
-                <button onclick={share(true)}>{"Share"}</button>
+                <button onclick={share("Share link copied and put in the address bar")}>{"Share"}</button>
                 <button onclick={toggle("export")} aria-expanded={(*panel == Some("export")).to_string()}>{"Export"}</button>
                 <button onclick={emit(Action::Reset)}>{"Reset"}</button>
                 <label class="theme">{"Theme "}
@@ -358,15 +346,13 @@ pub fn App() -> Html {
                 </label>
             </div>
         </header>
-        // Under the header, where the buttons that cause notices are, and sticky, so a notice
-        // is on screen wherever the page is scrolled.
+        // Under the header, where the buttons that cause notices are; with Undo in it, sticky,
+        // so the offer stays on screen wherever the page is scrolled (it goes once the session
+        // changes).
         <div class="notice-bar">
             <p class="status" role="status">{ state.notice.clone().unwrap_or_default() }</p>
             if state.backup.is_some() {
-                <button onclick={on_recover} title="Bring back the session as it was">{"Undo"}</button>
-            }
-            if state.notice.is_some() || state.backup.is_some() {
-                <button onclick={emit(Action::Notice(None))} aria-label="Dismiss" title="Dismiss">{"×"}</button>
+                <button onclick={on_recover}>{"Undo"}</button>
             }
         </div>
         {stalled_banner}

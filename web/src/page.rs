@@ -226,11 +226,10 @@ pub fn clear_fragment() {
     show_url(&format!("{}{}", location.pathname().unwrap_or_default(), location.search().unwrap_or_default()));
 }
 
-/// Copies text to the clipboard; false when the browser refused (no permission, no focus,
-/// an insecure origin).
-pub async fn copy(text: &str) -> bool {
-    let promise = gloo::utils::window().navigator().clipboard().write_text(text);
-    wasm_bindgen_futures::JsFuture::from(promise).await.is_ok()
+/// Copies text to the clipboard (where the page may: the promise's failure is ignored, the
+/// link is shown for copying by hand anyway).
+pub fn copy(text: &str) {
+    let _promise = gloo::utils::window().navigator().clipboard().write_text(text);
 }
 
 /// Milliseconds since the page started loading.

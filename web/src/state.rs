@@ -83,7 +83,8 @@ pub struct AppState {
     pub goal: Option<Rc<SnapshotView>>,
     /// Sessions set aside while another is in the console: the sandbox while a lesson plays,
     /// and every lesson left for the sandbox or another lesson (resumed when reopened).
-    pub parked: Rc<Vec<Parked>>,
+    /// Changed in place, as `lab` is (it changes only with `lab`).
+    pub parked: Rc<RefCell<Vec<Parked>>>,
     /// The work the last destructive action (Reset, Start over, a server change, a link
     /// opened) replaced, offered back until the session changes again.
     pub backup: Option<Backup>,
@@ -235,14 +236,8 @@ impl AppState {
     /// Sets the session (with its scrollback and lesson) aside as the backup Undo brings back,
     /// leaving a fresh session of the same profile and clock in its place; says so in the notice.
     fn set_aside(&mut self, notice: &str) {
-        // A lesson's session is small, and restarting a task reads it; the sandbox's can be
-        // big, so it is moved out instead of copied.
-        let lab = if self.lesson.is_some() {
-            self.lab.borrow().clone()
-        } else {
-            let fresh = self.lab.borrow().fresh();
-            std::mem::replace(&mut *self.lab.borrow_mut(), fresh)
-        };
+        let fresh = self.lab.borrow().fresh();
+        let lab = std::mem::replace(&mut *self.lab.borrow_mut(), fresh);
         let fragment = self.lesson.is_none().then(|| lab.spec().to_fragment().into());
         let kept = Parked { lesson: self.lesson.clone(), lab: Rc::new(RefCell::new(lab)), log: self.log.clone() };
         self.backup = Some(Backup { kept: Some(kept), fragment, notice: notice.into() });
@@ -256,18 +251,17 @@ impl AppState {
         let out =
             Parked { lesson: self.lesson.take(), lab: parked.lab, log: std::mem::replace(&mut self.log, parked.log) };
         self.lesson = parked.lesson;
-        Rc::make_mut(&mut self.parked).push(out);
+        self.parked.borrow_mut().push(out);
         self.running = false;
         self.goal = None;
     }
 
-    /// The parked session of this lesson (None: the sandbox's), taken out of the parked ones.
-    fn unpark(&mut self, lesson: Option<(&str, u32)>) -> Option<Parked> {
-        let at = self
-            .parked
-            .iter()
-            .position(|p| p.lesson.as_ref().map(|run| (run.tutor.id(), run.tutor.version())) == lesson)?;
-        Some(Rc::make_mut(&mut self.parked).remove(at))
+    /// The parked session of the lesson with this id (None: the sandbox's), taken out of the
+    /// parked ones.
+    fn unpark(&mut self, lesson: Option<&str>) -> Option<Parked> {
+        let mut parked = self.parked.borrow_mut();
+        let at = parked.iter().position(|p| p.lesson.as_ref().map(|run| run.tutor.id()) == lesson)?;
+        Some(parked.remove(at))
     }
 
     /// Plays a lesson from its first unsolved task in the console's session.
@@ -399,8 +393,7 @@ impl Reducible for AppState {
         let ticking = std::mem::replace(&mut next.ticking, matches!(action, Action::Tick(_)));
         // Undo stays on offer while the session is as the destructive action left it: once
         // it changes, bringing the old one back would lose the new work.
-        let backup = next.backup.take();
-        if matches!(
+        let keeps = matches!(
             action,
             Action::Notice(Some(_))
                 | Action::SetView(_)
@@ -409,9 +402,8 @@ impl Reducible for AppState {
                 | Action::Refresh
                 | Action::ShowGoal(_)
                 | Action::SetRunning(_)
-        ) {
-            next.backup = backup.clone();
-        }
+        );
+        let backup = if keeps { None } else { next.backup.take() };
         match action.clone() {
             Action::Run(line) => next.run_line(&line),
             Action::RunAll(lines) => {
@@ -458,7 +450,11 @@ impl Reducible for AppState {
                 next.lab.borrow_mut().seek(position.max(floor));
             }
             Action::Reset if next.lesson.is_some() => {
-                next.set_aside("Task restarted.");
+                // A task that continues the one before restarts by seeking back, which Redo
+                // undoes; any other starts from its setup again, replacing the session.
+                if next.lesson.as_ref().is_some_and(|run| !run.continued) {
+                    next.set_aside("Task restarted.");
+                }
                 next.start_task(0, true);
             }
             Action::Reset => {
@@ -500,7 +496,7 @@ impl Reducible for AppState {
             Action::OpenLesson(tutor, progress) => {
                 // The session in the console (the sandbox or another lesson) is parked; a
                 // lesson left earlier resumes where it was.
-                match next.unpark(Some((tutor.id(), tutor.version()))) {
+                match next.unpark(Some(tutor.id())) {
                     Some(parked) => next.swap_in(parked),
                     None => {
                         next.swap_in(Parked::default());
@@ -560,18 +556,17 @@ impl Reducible for AppState {
 /// no one).
 fn replayed(lab: &Playground) -> Rc<Vec<LogEntry>> {
     let snapshot = lab.snapshot();
-    let steps = lab.steps(snapshot.position.saturating_sub(LOG_KEPT), snapshot.position);
-    let entries = steps.into_iter().filter_map(|step| {
+    let mut log = Vec::new();
+    for step in lab.steps(snapshot.position.saturating_sub(LOG_KEPT), snapshot.position) {
         // A command whose only output went to others left its connection waiting.
-        let blocked = step.output.iter().all(|o| o.to.is_some());
-        let conn = match step.conn {
-            Some(conn) if !step.line.starts_with([':', '#']) => conn,
-            None if !step.output.is_empty() => snapshot.current.clone(),
-            _ => return None,
+        let (conn, blocked) = match step.conn {
+            Some(conn) if !step.line.starts_with([':', '#']) => (conn, step.output.iter().all(|o| o.to.is_some())),
+            None if !step.output.is_empty() => (snapshot.current.clone(), false),
+            _ => continue,
         };
-        Some(LogEntry { blocked: blocked && !step.line.starts_with(':'), conn, line: step.line, output: step.output })
-    });
-    Rc::new(entries.collect())
+        log.push(LogEntry { conn, line: step.line, output: step.output, blocked });
+    }
+    Rc::new(log)
 }
 
 #[cfg(test)]
@@ -693,7 +688,7 @@ mod tests {
         assert!(s.snapshot.streams.iter().any(|st| st.key == "mine"), "the sandbox's own stream");
         let s = s.reduce(Action::OpenLesson(run.tutor.clone(), Progress::default()));
         assert_eq!((s.lesson.as_ref().unwrap().task(), &*s.snapshot), (choice, &*lesson_state));
-        assert_eq!(s.parked.len(), 1, "only the sandbox is parked");
+        assert_eq!(s.parked.borrow().len(), 1, "only the sandbox is parked");
     }
 
     #[test]
