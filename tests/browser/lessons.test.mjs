@@ -240,7 +240,7 @@ test('a new attempt plays a hidden variant, so the remembered answer fails', asy
   });
 });
 
-test('disabled commands are refused, predictions run in the console, the sandbox keeps the state', async () => {
+test('disabled commands are refused, predictions run in the console, the sandbox and the lesson keep their own sessions', async () => {
   await withPage({ search: '?lesson=ack-is-not-delete' }, async (page) => {
     await page.waitForSelector('.lesson .task');
     assert.match(await page.locator('.lesson .disabled').innerText(), /XDEL/);
@@ -260,10 +260,15 @@ test('disabled commands are refused, predictions run in the console, the sandbox
 
     await page.getByRole('button', { name: 'Sandbox' }).click();
     assert.equal(await page.locator('.lesson').count(), 0);
-    // The lesson's session stays in the playground.
-    assert.match(await page.locator('.right').innerText(), /mail/);
+    // The sandbox is the learner's own (empty here), not the lesson's.
     await type(page, 'EXISTS mail');
-    assert.match(await lastEntry(page), /\(integer\) 1/);
+    assert.match(await lastEntry(page), /\(integer\) 0/);
+    // Reopened, the lesson resumes where it was, its session and scrollback with it.
+    await page.getByRole('button', { name: 'Lessons', exact: true }).click();
+    await page.locator('[data-lesson="ack-is-not-delete"] .lesson-open').click();
+    await page.waitForSelector('.predict-command');
+    assert.ok((await lastEntry(page)).includes(`> ${command}\n`), await lastEntry(page));
+    assert.match(await page.locator('.right').innerText(), /mail/);
   });
 });
 

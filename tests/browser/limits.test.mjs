@@ -31,7 +31,7 @@ test('a million-entry link with 9,000 more steps loads, answers and undoes', asy
 
 test('fills past the budget are refused before they run, from a link or the console', async () => {
   await withPage({ fragment: 'log=%3Afill+big+5000000' }, async (page) => {
-    assert.equal(await page.locator('footer.status').innerText(),
+    assert.equal(await page.locator('.status').innerText(),
       'The link could not be read: it fills streams with 5000000 entries, and the playground holds at most 2000000');
     assert.equal(await page.locator('.position').innerText(), '0/0');
     await type(page, ':fill big 5000000');

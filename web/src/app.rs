@@ -16,7 +16,7 @@ use crate::page;
 use crate::pictures::Pictures;
 use crate::player::{beside_goal, Host, LessonPanel};
 use crate::profile::ProfileSelect;
-use crate::state::{Action, AppState, View};
+use crate::state::{Action, AppState, Backup, View};
 use crate::tables::Tables;
 use crate::timeline::Timeline;
 
@@ -26,8 +26,15 @@ const TICK_MS: u32 = 250;
 fn initial_state() -> AppState {
     let (spec, problem) = page::initial_spec();
     let lab = Playground::restore(&spec);
-    let mut state = AppState::new(lab, page::load_history());
-    state.notice = problem;
+    let mut state = AppState::restored(lab, page::load_history());
+    // An Undo offered before the reload is offered again.
+    let backup = page::load_backup().map(|(notice, fragment)| Backup {
+        kept: None,
+        fragment: Some(fragment.into()),
+        notice: notice.into(),
+    });
+    state.notice = problem.or_else(|| backup.as_ref().map(|b| b.notice.to_string()));
+    state.backup = backup;
     state
 }
 
@@ -79,7 +86,13 @@ pub fn App() -> Html {
             dispatch.emit(Action::OpenLesson(tutor, progress));
             show_list.set(false);
         });
-    let close_list = use_callback(show_list.setter(), |_: (), show_list| show_list.set(false));
+    // Back to the lesson, or (`true`) to the sandbox, setting the lesson aside.
+    let close_list = use_callback((dispatch.clone(), show_list.setter()), |sandbox: bool, (dispatch, show_list)| {
+        if sandbox {
+            dispatch.emit(Action::Sandbox);
+        }
+        show_list.set(false);
+    });
     {
         // Fetch the lessons once; `?lesson=ID` opens one of them, `?lesson=URL` loads one from
         // elsewhere (validated first; its problems show on the list).
@@ -143,6 +156,10 @@ pub fn App() -> Html {
                     state.dispatch(Action::Notice(Some(notice)));
                 }
             }
+            // The sandbox's replaced session is kept on this machine while Undo offers it (the
+            // offer comes and goes with a change of the session).
+            let backup = state.backup.as_ref().and_then(|b| Some((&*b.notice, &**b.fragment.as_ref()?)));
+            page::save_backup(backup);
             page::clear_fragment();
             page::loaded();
             page::record_render(std::mem::replace(&mut *first.borrow_mut(), false));
@@ -182,15 +199,22 @@ pub fn App() -> Html {
 
     let snapshot = &state.snapshot;
     let start = state.lab.borrow().spec().clock;
-    let on_share = {
-        let state = state.clone();
-        let panel = panel.clone();
-        Callback::from(move |_| {
+    // Share puts the link in the address bar and copies it; the panel's Copy copies it again.
+    let share = |notice: &'static str| {
+        let (state, panel) = (state.clone(), panel.clone());
+        Callback::from(move |_: MouseEvent| {
             let url = page::url_with(&state.lab.borrow().spec().to_fragment());
             page::show_url(&url);
             page::copy(&url);
             panel.set(Some("share"));
-            state.dispatch(Action::Notice(Some("Share link copied and put in the address bar".into())));
+            state.dispatch(Action::Notice(Some(notice.into())));
+        })
+    };
+    let on_recover = {
+        let (dispatch, show_list) = (dispatch.clone(), show_list.clone());
+        Callback::from(move |_: MouseEvent| {
+            dispatch.emit(Action::Recover);
+            show_list.set(false);
         })
     };
     let toggle = |name: &'static str| {
@@ -232,6 +256,7 @@ pub fn App() -> Html {
                     <p>{"This link rebuilds the session exactly: profile, clock and every command."}</p>
                     <label for="share-url">{"Link"}</label>
                     <input id="share-url" class="wide" readonly=true value={url} />
+                    <button onclick={share("Link copied")}>{"Copy"}</button>
                     <button onclick={close_panel.clone()}>{"Close"}</button>
                 </section>
             }
@@ -292,7 +317,7 @@ pub fn App() -> Html {
         <a class="skip" href="#console-input">{"Skip to the console"}</a>
         <header class="top">
             <h1>{"StreamLab"}</h1>
-            <ProfileSelect profile={state.lab.borrow().profile()} steps={state.step_count} on_action={dispatch.clone()} />
+            <ProfileSelect profile={state.lab.borrow().profile()} on_action={dispatch.clone()} />
             <div class="clock" role="group" aria-label="Clock">
                 <span class="time" title={format!("engine time {} ms (Unix)", snapshot.now)}>
                     <span class="sr-only">{"Clock "}</span>{elapsed(snapshot.now - start)}
@@ -301,14 +326,15 @@ pub fn App() -> Html {
                 <button onclick={emit(Action::Advance(1_000))}>{"+1 s"}</button>
                 <button onclick={emit(Action::Advance(60_000))}>{"+1 min"}</button>
                 if state.running {
-                    <button class="primary" aria-pressed="true" onclick={emit(Action::SetRunning(false))}>{"⏸ Pause"}</button>
+                    // Its icon is drawn in CSS: no font Debian's Chromium ships has U+23F8.
+                    <button class="primary pause" aria-pressed="true" onclick={emit(Action::SetRunning(false))}>{"Pause"}</button>
                 } else {
                     <button aria-pressed="false" onclick={emit(Action::SetRunning(true))}>{"▶ Run"}</button>
                 }
             </div>
             <div class="actions">
                 <button onclick={{ let show_list = show_list.clone(); Callback::from(move |_: MouseEvent| show_list.set(true)) }}>{"Lessons"}</button>
-                <button onclick={on_share}>{"Share"}</button>
+                <button onclick={share("Share link copied and put in the address bar")}>{"Share"}</button>
                 <button onclick={toggle("export")} aria-expanded={(*panel == Some("export")).to_string()}>{"Export"}</button>
                 <button onclick={emit(Action::Reset)}>{"Reset"}</button>
                 <label class="theme">{"Theme "}
@@ -320,11 +346,20 @@ pub fn App() -> Html {
                 </label>
             </div>
         </header>
+        // Under the header, where the buttons that cause notices are; with Undo in it, sticky,
+        // so the offer stays on screen wherever the page is scrolled (it goes once the session
+        // changes).
+        <div class="notice-bar">
+            <p class="status" role="status">{ state.notice.clone().unwrap_or_default() }</p>
+            if state.backup.is_some() {
+                <button onclick={on_recover}>{"Undo"}</button>
+            }
+        </div>
         {stalled_banner}
         {panel_body}
         if *show_list {
             <LessonList catalog={(*catalog).clone()} error={(*catalog_error).clone()} problems={(*url_problems).clone()}
-                on_open={open_lesson.clone()}
+                on_open={open_lesson.clone()} lesson={state.lesson.is_some()}
                 on_close={close_list} />
         } else {
         <main class={classes!("layout", state.lesson.is_some().then_some("with-lesson"))}>
@@ -366,9 +401,6 @@ pub fn App() -> Html {
             </section>
         </main>
         }
-        <footer class="status" role="status" aria-live="polite">
-            { state.notice.clone().unwrap_or_default() }
-        </footer>
         <p class="sr-only">{format!("Idle times follow the engine clock; a tick is {}.", duration(i64::from(TICK_MS)))}</p>
         </>
     }

@@ -57,8 +57,10 @@ pub struct LessonListProps {
     pub problems: Option<String>,
     /// Play a lesson (as written; the host picks the attempt from saved progress).
     pub on_open: Callback<Rc<Tutor>>,
-    /// Back to the playground.
-    pub on_close: Callback<()>,
+    /// A lesson is being played (the list offers to go back to it).
+    pub lesson: bool,
+    /// Back to the lesson, or (`true`) to the sandbox.
+    pub on_close: Callback<bool>,
 }
 
 /// The catalog is fetched once and replaced, never changed in place: comparing it by pointer
@@ -73,6 +75,7 @@ impl PartialEq for LessonListProps {
             && self.error == other.error
             && self.problems == other.problems
             && self.on_open == other.on_open
+            && self.lesson == other.lesson
             && self.on_close == other.on_close
     }
 }
@@ -120,7 +123,7 @@ pub fn LessonList(props: &LessonListProps) -> Html {
             }
         })
     };
-    let on_close = props.on_close.reform(|_: MouseEvent| ());
+    let back = |sandbox: bool| props.on_close.reform(move |_: MouseEvent| sandbox);
     let shown_problems = (*problems).clone().or_else(|| props.problems.clone());
 
     let list = match (&props.catalog, &props.error) {
@@ -148,7 +151,8 @@ pub fn LessonList(props: &LessonListProps) -> Html {
         <main class="lessons-page" aria-labelledby="lessons-title">
             <div class="lessons-head">
                 <h2 id="lessons-title">{"Lessons"}</h2>
-                <button onclick={on_close}>{"Back to the playground"}</button>
+                if props.lesson { <button onclick={back(false)}>{"Back to the lesson"}</button> }
+                <button onclick={back(true)}>{"Back to the playground"}</button>
             </div>
             <p>{"Each lesson sets up a situation, lets you act in the console, and checks the state you reach. Your progress is saved in this browser."}</p>
             {list}

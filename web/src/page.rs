@@ -18,6 +18,10 @@ const THEME_KEY: &str = "streamlab.theme";
 /// session again would likely end the same way.
 const LOADING_KEY: &str = "streamlab.loading";
 
+/// The sandbox session the last Reset, server change or opened link replaced, while Undo is
+/// offered: its notice, a newline, its share fragment.
+const BACKUP_KEY: &str = "streamlab.session.undo";
+
 /// A session whose loading did not finish, kept aside (as its share fragment) until the learner
 /// loads it again or discards it.
 const STALLED_KEY: &str = "streamlab.session.stalled";
@@ -109,6 +113,26 @@ fn set_item(key: &str, value: &str) {
 /// Saves the session (as its share fragment) on this machine; false when it could not be.
 pub fn save_session(fragment: &str) -> bool {
     save(SESSION_KEY, &JsValue::from_str(fragment))
+}
+
+/// The replaced session Undo offers after a reload, as its notice and its share fragment.
+pub fn load_backup() -> Option<(String, String)> {
+    let text = storage()?.get_item(BACKUP_KEY).ok().flatten()?;
+    let (notice, fragment) = text.split_once('\n')?;
+    Some((notice.to_owned(), fragment.to_owned()))
+}
+
+/// Keeps the replaced session Undo offers across a reload, or forgets it (None). Like the
+/// session's own save, a failure leaves the offer standing until this page closes.
+pub fn save_backup(backup: Option<(&str, &str)>) {
+    match backup {
+        Some((notice, fragment)) => set_item(BACKUP_KEY, &format!("{notice}\n{fragment}")),
+        None => {
+            if let Some(storage) = storage() {
+                let _ = storage.remove_item(BACKUP_KEY);
+            }
+        }
+    }
 }
 
 thread_local! {

@@ -216,7 +216,7 @@ pub fn LessonPanel(props: &LessonPanelProps) -> Html {
                 if props.host.page {
                     <div class="lesson-actions">
                         <button onclick={step(Step::List)}>{"All lessons"}</button>
-                        <button onclick={step(Step::Sandbox)} title="Leave the lesson and keep this session in the playground">{"Sandbox"}</button>
+                        <button onclick={step(Step::Sandbox)} title="Back to your own session; this lesson keeps its place">{"Sandbox"}</button>
                         <button onclick={step(Step::StartOver)} title="Start the lesson again (the ids, names and numbers may change)">{"Start over"}</button>
                     </div>
                 }

@@ -89,6 +89,47 @@ pub struct AppState {
     pub lesson: Option<LessonRun>,
     /// The current task's goal state, while it is shown beside the session.
     pub goal: Option<Rc<SnapshotView>>,
+    /// Sessions set aside while another is in the console: the sandbox while a lesson plays,
+    /// and every lesson left for the sandbox or another lesson (resumed when reopened).
+    /// Changed in place, as `lab` is (it changes only with `lab`).
+    pub parked: Rc<RefCell<Vec<Parked>>>,
+    /// The work the last destructive action (Reset, Start over, a server change, a link
+    /// opened) replaced, offered back until the session changes again.
+    pub backup: Option<Backup>,
+}
+
+/// A session set aside with its scrollback and lesson run (none: the sandbox).
+#[derive(Clone)]
+pub struct Parked {
+    pub lesson: Option<LessonRun>,
+    pub lab: Rc<RefCell<Playground>>,
+    pub log: Rc<Vec<LogEntry>>,
+}
+
+impl Default for Parked {
+    /// A fresh sandbox.
+    fn default() -> Parked {
+        Parked {
+            lesson: None,
+            lab: Rc::new(RefCell::new(Playground::new(&SessionSpec::default()))),
+            log: Rc::default(),
+        }
+    }
+}
+
+/// Replaced work that Undo brings back. Destructive actions happen at once and offer this
+/// instead of asking first: an undo costs the learner nothing when the action was meant, and
+/// it works where a native `confirm` cannot (an iframe without `allow-modals` answers every
+/// `confirm` with false at once).
+#[derive(Clone)]
+pub struct Backup {
+    /// The session as it was; none after a reload, when only `fragment` is left.
+    pub kept: Option<Parked>,
+    /// The sandbox's session as a share fragment, saved so the offer survives a reload (a
+    /// lesson's session is not kept across reloads).
+    pub fragment: Option<Rc<str>>,
+    /// What happened, for the notice beside Undo.
+    pub notice: Rc<str>,
 }
 
 impl PartialEq for AppState {
@@ -103,6 +144,7 @@ impl PartialEq for AppState {
             && self.noted == other.noted
             && self.lesson == other.lesson
             && self.goal.as_ref().map(Rc::as_ptr) == other.goal.as_ref().map(Rc::as_ptr)
+            && self.backup.is_some() == other.backup.is_some()
     }
 }
 
@@ -155,8 +197,10 @@ pub enum Action {
     ShowGoal(bool),
     /// Play the lesson again from the start, in the next hidden variant.
     StartOver,
-    /// Leave the lesson and keep its session in the ordinary playground.
+    /// Set the lesson aside and go back to the sandbox as it was.
     Sandbox,
+    /// Bring back what the last destructive action replaced.
+    Recover,
 }
 
 impl AppState {
@@ -186,9 +230,62 @@ impl AppState {
             noted: 0,
             lesson: None,
             goal: None,
+            parked: Rc::default(),
+            backup: None,
         };
         state.refresh();
         state
+    }
+
+    /// A state over a session rebuilt from its log (a reload, a share link), its scrollback
+    /// the restored steps as the console printed them.
+    pub fn restored(lab: Playground, history: Vec<String>) -> AppState {
+        let mut state = AppState::new(lab, history);
+        state.log = replayed(&state.lab.borrow());
+        state
+    }
+
+    /// Sets the session (with its scrollback and lesson) aside as the backup Undo brings back,
+    /// leaving a fresh session of the same profile and clock in its place; says so in the notice.
+    fn set_aside(&mut self, notice: &str) {
+        let fresh = self.lab.borrow().fresh();
+        let lab = std::mem::replace(&mut *self.lab.borrow_mut(), fresh);
+        let fragment = self.lesson.is_none().then(|| lab.spec().to_fragment().into());
+        let kept = Parked { lesson: self.lesson.clone(), lab: Rc::new(RefCell::new(lab)), log: self.log.clone() };
+        self.backup = Some(Backup { kept: Some(kept), fragment, notice: notice.into() });
+        self.notice = Some(notice.to_owned());
+    }
+
+    /// Sets the session in the console aside (lesson and scrollback) and puts `parked` in its
+    /// place; the console's session stays the same `RefCell`, which an embed's handle shares.
+    fn swap_in(&mut self, parked: Parked) {
+        std::mem::swap(&mut *self.lab.borrow_mut(), &mut *parked.lab.borrow_mut());
+        let out =
+            Parked { lesson: self.lesson.take(), lab: parked.lab, log: std::mem::replace(&mut self.log, parked.log) };
+        self.lesson = parked.lesson;
+        self.parked.borrow_mut().push(out);
+        self.running = false;
+        self.goal = None;
+    }
+
+    /// The parked session of the lesson with this id (None: the sandbox's), taken out of the
+    /// parked ones.
+    fn unpark(&mut self, lesson: Option<&str>) -> Option<Parked> {
+        let mut parked = self.parked.borrow_mut();
+        let at = parked.iter().position(|p| p.lesson.as_ref().map(|run| run.tutor.id()) == lesson)?;
+        Some(parked.remove(at))
+    }
+
+    /// Plays a lesson from its first unsolved task in the console's session.
+    fn open(&mut self, tutor: Rc<Tutor>, progress: &Progress) {
+        match LessonRun::new(tutor, PAGE_RULES, progress) {
+            Ok(run) => {
+                let at = run.at;
+                self.lesson = Some(run);
+                self.start_task(at, false);
+            }
+            Err(error) => self.notice = Some(format!("Could not open the lesson: {error}")),
+        }
     }
 
     /// Re-reads the snapshot and the steps around the current one after `lab` changed.
@@ -218,6 +315,10 @@ impl AppState {
     }
 
     fn run_line(&mut self, line: &str) {
+        if streamlab_wasm::profile_switch(line).is_some() && self.step_count > 0 {
+            // The switch starts a fresh session: the one it replaces is kept for Undo.
+            self.set_aside("Server changed: a fresh session.");
+        }
         if let Some(run) = &self.lesson {
             // A task refuses the commands it turns off, as the checker does.
             if let Some(refusal) = run.refusal(line) {
@@ -291,6 +392,21 @@ impl AppState {
         }
     }
 
+    /// Brings back what `backup` kept.
+    fn recover(&mut self, backup: Backup) {
+        if let Some(kept) = backup.kept {
+            std::mem::swap(&mut *self.lab.borrow_mut(), &mut *kept.lab.borrow_mut());
+            self.log = kept.log;
+            self.lesson = kept.lesson;
+        } else if let Some(Ok(spec)) = backup.fragment.map(|f| SessionSpec::parse(&f)) {
+            *self.lab.borrow_mut() = Playground::restore(&spec);
+            self.log = replayed(&self.lab.borrow());
+        }
+        self.running = false;
+        self.goal = None;
+        self.notice = None;
+    }
+
     fn note(&mut self, conn: String, line: String, output: Vec<OutputView>, blocked: bool, step: Option<u64>) {
         let log = Rc::make_mut(&mut self.log);
         log.push(LogEntry { conn, line, output, blocked, step });
@@ -306,6 +422,19 @@ impl Reducible for AppState {
     fn reduce(self: Rc<Self>, action: Action) -> Rc<Self> {
         let mut next = (*self).clone();
         let ticking = std::mem::replace(&mut next.ticking, matches!(action, Action::Tick(_)));
+        // Undo stays on offer while the session is as the destructive action left it: once
+        // it changes, bringing the old one back would lose the new work.
+        let keeps = matches!(
+            action,
+            Action::Notice(Some(_))
+                | Action::SetView(_)
+                | Action::Fold { .. }
+                | Action::ClearConsole
+                | Action::Refresh
+                | Action::ShowGoal(_)
+                | Action::SetRunning(_)
+        );
+        let backup = if keeps { None } else { next.backup.take() };
         match action.clone() {
             Action::Run(line) => next.run_line(&line),
             Action::RunAll(lines) => {
@@ -365,16 +494,34 @@ impl Reducible for AppState {
                     }
                 }
             }
-            Action::Reset if next.lesson.is_some() => next.start_task(0, true),
+            Action::Reset if next.lesson.is_some() => {
+                // A task that continues the one before restarts by seeking back, which Redo
+                // undoes; any other starts from its setup again, replacing the session.
+                if next.lesson.as_ref().is_some_and(|run| !run.continued) {
+                    next.set_aside("Task restarted.");
+                }
+                next.start_task(0, true);
+            }
             Action::Reset => {
+                if next.step_count > 0 {
+                    next.set_aside("Session reset.");
+                }
                 next.lab.borrow_mut().reset();
                 next.log = Rc::default();
                 next.running = false;
             }
             Action::Restore(spec) => {
+                if next.step_count > 0 {
+                    next.set_aside("The link's session replaced yours.");
+                }
                 next.lab = Rc::new(RefCell::new(Playground::restore(&spec)));
-                next.log = Rc::default();
+                next.log = replayed(&next.lab.borrow());
                 next.running = false;
+            }
+            Action::Recover => {
+                if let Some(backup) = backup {
+                    next.recover(backup);
+                }
             }
             Action::Fold { key, first_id, open } => {
                 let mut lab = next.lab.borrow_mut();
@@ -391,14 +538,17 @@ impl Reducible for AppState {
                 next.notice = notice;
                 return Rc::new(next);
             }
-            Action::OpenLesson(tutor, progress) => match LessonRun::new(tutor, PAGE_RULES, &progress) {
-                Ok(run) => {
-                    let at = run.at;
-                    next.lesson = Some(run);
-                    next.start_task(at, false);
+            Action::OpenLesson(tutor, progress) => {
+                // The session in the console (the sandbox or another lesson) is parked; a
+                // lesson left earlier resumes where it was.
+                match next.unpark(Some(tutor.id())) {
+                    Some(parked) => next.swap_in(parked),
+                    None => {
+                        next.swap_in(Parked::default());
+                        next.open(tutor, &progress);
+                    }
                 }
-                Err(error) => next.notice = Some(format!("Could not open the lesson: {error}")),
-            },
+            }
             Action::Lesson(Step::Go(at)) => next.start_task(at, false),
             Action::Lesson(step) => {
                 if let Some(run) = &mut next.lesson {
@@ -415,25 +565,53 @@ impl Reducible for AppState {
                 }
             }
             Action::StartOver => {
-                if let Some(run) = &mut next.lesson {
+                if let Some(run) = &next.lesson {
                     let progress = Progress { attempt: run.attempt.wrapping_add(1), solved: Vec::new() };
                     let tutor = Rc::new(run.tutor.attempt(progress.attempt));
-                    next.lesson = None;
-                    return Rc::new(next).reduce(Action::OpenLesson(tutor, progress));
+                    next.set_aside("Lesson started over: a new variant, nothing solved yet.");
+                    next.open(tutor, &progress);
                 }
             }
             Action::Sandbox => {
-                next.lesson = None;
-                next.goal = None;
+                if next.lesson.is_some() {
+                    let sandbox = next.unpark(None).unwrap_or_default();
+                    next.swap_in(sandbox);
+                }
             }
         }
         next.refresh();
-        if matches!(action, Action::Reset | Action::Restore(_)) {
+        if matches!(
+            action,
+            Action::Reset
+                | Action::Restore(_)
+                | Action::Recover
+                | Action::OpenLesson(..)
+                | Action::StartOver
+                | Action::Sandbox
+        ) {
             // Another session: nothing moved, there is nothing to animate.
             next.previous = next.snapshot.clone();
         }
         Rc::new(next)
     }
+}
+
+/// The scrollback of a session rebuilt from its log: its last applied steps as the console
+/// printed them (connects and `:` lines print nothing there, nor does a clock move that served
+/// no one).
+fn replayed(lab: &Playground) -> Rc<Vec<LogEntry>> {
+    let snapshot = lab.snapshot();
+    let mut log = Vec::new();
+    for step in lab.steps(snapshot.position.saturating_sub(LOG_KEPT), snapshot.position) {
+        // A command whose only output went to others left its connection waiting.
+        let (conn, blocked) = match step.conn {
+            Some(conn) if !step.line.starts_with([':', '#']) => (conn, step.output.iter().all(|o| o.to.is_some())),
+            None if !step.output.is_empty() => (snapshot.current.clone(), false),
+            _ => continue,
+        };
+        log.push(LogEntry { conn, line: step.line, output: step.output, blocked, step: Some(step.id) });
+    }
+    Rc::new(log)
 }
 
 #[cfg(test)]
@@ -544,7 +722,7 @@ mod tests {
         let s = s.reduce(Action::OpenLesson(tutor, Progress::default()));
         let run = s.lesson.clone().unwrap();
         assert_eq!((run.task(), run.start), (0, s.snapshot.position));
-        assert!(s.snapshot.streams.iter().all(|st| st.key != "mine"), "the lesson's session replaced the playground's");
+        assert!(s.snapshot.streams.iter().all(|st| st.key != "mine"), "the lesson plays in a session of its own");
         let s = s.reduce(Action::Run("carol> XCLAIM jobs workers carol 0 1-0".into()));
         let s = s.reduce(Action::Lesson(Step::Check));
         let check = s.lesson.as_ref().unwrap().current().check.clone().unwrap();
@@ -576,9 +754,51 @@ mod tests {
         let s = s.reduce(Action::StartOver);
         let run = s.lesson.clone().unwrap();
         assert_eq!((run.attempt, run.progress().solved.len(), run.tutor.variant()), (1, 0, 1));
-        let before = s.snapshot.clone();
+        // Start over can be undone, to the attempt, the progress and the session it replaced.
+        let s = s.reduce(Action::Recover);
+        let back = s.lesson.clone().unwrap();
+        assert_eq!((back.attempt, back.progress().solved.clone(), back.task()), (0, vec![choice], choice));
+        assert!(s.backup.is_none());
+        // The sandbox comes back as it was; the lesson, reopened, resumes where it was.
+        let lesson_state = s.snapshot.clone();
         let s = s.reduce(Action::Sandbox);
         assert!(s.lesson.is_none());
-        assert_eq!(s.snapshot.streams, before.streams);
+        assert!(s.snapshot.streams.iter().any(|st| st.key == "mine"), "the sandbox's own stream");
+        let s = s.reduce(Action::OpenLesson(run.tutor.clone(), Progress::default()));
+        assert_eq!((s.lesson.as_ref().unwrap().task(), &*s.snapshot), (choice, &*lesson_state));
+        assert_eq!(s.parked.borrow().len(), 1, "only the sandbox is parked");
+    }
+
+    #[test]
+    fn reset_and_a_server_change_offer_undo_until_the_session_changes() {
+        let s = state().reduce(Action::Run("XADD s 1-0 f v".into())).reduce(Action::Run("XADD s 2-0 f v".into()));
+        let s = s.reduce(Action::Reset);
+        assert_eq!((s.step_count, s.notice.as_deref()), (0, Some("Session reset.")));
+        assert!(s.backup.as_ref().unwrap().fragment.as_deref().unwrap().contains("XADD"));
+        // Harmless actions keep the offer; Undo brings back the session and its scrollback.
+        let s = s.reduce(Action::SetView(View::Tables)).reduce(Action::Recover);
+        assert_eq!((s.step_count, s.log.len(), s.snapshot.streams[0].length), (2, 2, 2));
+        assert!(s.backup.is_none() && s.notice.is_none());
+        let s = s.reduce(Action::Run(":profile redis-7.4".into()));
+        assert_eq!(s.lab.borrow().profile().name(), "redis-7.4");
+        let s = s.reduce(Action::Recover);
+        assert_eq!((s.lab.borrow().profile().name(), s.step_count), ("redis-8.10", 2));
+        // Once the fresh session changes, there is nothing to bring back over it.
+        let s = s.reduce(Action::Reset).reduce(Action::Run("PING".into())).reduce(Action::Recover);
+        assert_eq!((s.step_count, s.backup.is_none()), (1, true));
+        // An empty session has nothing to lose: no offer.
+        assert!(state().reduce(Action::Reset).backup.is_none());
+    }
+
+    #[test]
+    fn a_restored_session_shows_its_steps_in_the_scrollback() {
+        let s = state()
+            .reduce(Action::Run("XADD s 1-0 f v".into()))
+            .reduce(Action::Switch("bob".into()))
+            .reduce(Action::Run("XREAD BLOCK 0 STREAMS s $".into()))
+            .reduce(Action::Switch("alice".into()))
+            .reduce(Action::Run("XADD s 2-0 f v".into()));
+        let t = AppState::restored(Playground::restore(&s.lab.borrow().spec()), Vec::new());
+        assert_eq!(*t.log, *s.log);
     }
 }

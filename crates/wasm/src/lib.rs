@@ -100,6 +100,8 @@ pub struct StepView {
     pub changes: Vec<String>,
     /// Whether it is applied (false for undone steps that can be redone).
     pub applied: bool,
+    /// The record's id (see [`Playground::step_state`]).
+    pub id: u64,
 }
 
 /// Steps set aside (see [`Playground::switch_branch`]), for the timeline.
@@ -212,7 +214,12 @@ impl Playground {
 
     /// Starts again from the same profile, clock and fill.
     pub fn reset(&mut self) {
-        *self = Playground::new(&self.spec);
+        *self = self.fresh();
+    }
+
+    /// A fresh playground of the same profile, clock and fill.
+    pub fn fresh(&self) -> Playground {
+        Playground::new(&self.spec)
     }
 
     /// The server the session answers as.
@@ -444,6 +451,7 @@ impl Playground {
                 output: described.map(|d| d.output.clone()).unwrap_or_default(),
                 changes: described.map(|d| d.changes.clone()).unwrap_or_default(),
                 applied: index < timeline.position(),
+                id: record.id,
             });
         }
         views
@@ -495,7 +503,7 @@ pub enum StepState {
 
 /// The profile a `:profile NAME` line switches to, when it is one naming a known profile
 /// (other `:profile` lines, such as a bad name, are the console's to answer).
-fn profile_switch(line: &str) -> Option<Profile> {
+pub fn profile_switch(line: &str) -> Option<Profile> {
     let mut words = line.trim().strip_prefix(':')?.split_whitespace();
     match (words.next(), words.next(), words.next()) {
         (Some("profile"), Some(name), None) => name.parse().ok(),
