@@ -244,7 +244,7 @@
         if (o.profile !== undefined) options.set('profile', o.profile);
         if (state !== undefined) options.set('state', state);
         if (lesson) {
-          for (const [key, value] of Object.entries({ lesson: lesson.text, file: lesson.file, trusted: lesson.trusted, hints: o.hints, solution: o.solution })) options.set(key, value);
+          for (const [key, value] of Object.entries({ lesson: lesson.text, file: lesson.file, hints: o.hints, solution: o.solution })) options.set(key, value);
           if (o.attempt !== undefined) options.set('attempt', o.attempt);
         }
         // A trapped instance's leftover timers may still call: only this start's count.
@@ -265,8 +265,8 @@
     /** The lesson: inline, from the frame's page, an id or a URL; a remote widget leaves what
      * is on StreamLab's host to its frame (null). */
     async lessonText() {
-      if (this.inline) return { text: this.inline.textContent, file: 'inline lesson', trusted: false };
-      if (this.given) return { text: String(this.given.text), file: String(this.given.file), trusted: false };
+      if (this.inline) return { text: this.inline.textContent, file: 'inline lesson' };
+      if (this.given) return { text: String(this.given.text), file: String(this.given.file) };
       const name = this.options.lesson;
       if (!name) return null;
       const own = /^[a-z0-9][a-z0-9-]*$/.test(name);
@@ -279,7 +279,7 @@
         throw new Error(`the lesson "${name}" could not be loaded (${messageOf(error)}${url.origin === location.origin ? '' : `: ${url.origin} must send Access-Control-Allow-Origin`})`);
       });
       if (!response.ok) throw new Error(`the lesson "${name}" could not be loaded (HTTP ${response.status})`);
-      return { text: await response.text(), file: own ? `${name}.toml` : name, trusted: own };
+      return { text: await response.text(), file: own ? `${name}.toml` : name };
     }
 
     /** A remote widget: an iframe of embed.html, sent its options and lesson. Its events are

@@ -114,7 +114,7 @@ pub fn App() -> Html {
                     return;
                 }
                 let loaded = match page::fetch_text(&wanted).await {
-                    Ok(text) => Tutor::load(&file_name(&wanted), &text, 0).map_err(|problems| describe(&problems)),
+                    Ok(text) => Tutor::parse(&file_name(&wanted), &text, 0).map_err(|problems| describe(&problems)),
                     Err(error) => Err(error),
                 };
                 match loaded {

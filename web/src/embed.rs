@@ -191,7 +191,7 @@ fn lesson_run(options: &EmbedOptions) -> Result<LessonRun, String> {
     let text = options.lesson.as_deref().unwrap_or_default();
     let file = options.file.as_deref().unwrap_or("lesson.toml");
     let attempt = options.attempt.unwrap_or_else(crate::page::random_attempt);
-    let tutor = if options.trusted { Tutor::parse(file, text, attempt) } else { Tutor::load(file, text, attempt) }
+    let tutor = Tutor::parse(file, text, attempt)
         .map_err(|problems| format!("the lesson has problems:\n{}", describe(&problems)))?;
     let id = tutor.id().to_owned();
     let rules = Rules { questions_only: options.mode == Mode::Quiz, hints: options.hints, solution: options.solution };

@@ -479,7 +479,7 @@ mod tests {
     const PAGE: Rules = Rules { questions_only: false, hints: true, solution: SolutionPolicy::Confirm };
 
     fn run(rules: Rules, progress: &Progress) -> LessonRun {
-        let tutor = Rc::new(Tutor::load("rich.toml", RICH, progress.attempt).unwrap());
+        let tutor = Rc::new(Tutor::parse("rich.toml", RICH, progress.attempt).unwrap());
         LessonRun::new(tutor, rules, &progress.clone()).unwrap()
     }
 

@@ -90,7 +90,7 @@ pub fn LessonList(props: &LessonListProps) -> Html {
     let load = {
         let problems = problems.clone();
         let on_open = props.on_open.clone();
-        Callback::from(move |(file, text): (String, String)| match Tutor::load(&file, &text, 0) {
+        Callback::from(move |(file, text): (String, String)| match Tutor::parse(&file, &text, 0) {
             Ok(tutor) => {
                 problems.set(None);
                 on_open.emit(Rc::new(tutor));

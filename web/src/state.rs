@@ -717,7 +717,7 @@ mod tests {
     #[test]
     fn a_lesson_task_restarts_refuses_disabled_commands_and_checks() {
         let text = include_str!("../../tests/browser/fixtures/rich.toml");
-        let tutor = Rc::new(Tutor::load("rich.toml", text, 0).unwrap());
+        let tutor = Rc::new(Tutor::parse("rich.toml", text, 0).unwrap());
         let s = state().reduce(Action::Run("XADD mine 1-0 f v".into()));
         let s = s.reduce(Action::OpenLesson(tutor, Progress::default()));
         let run = s.lesson.clone().unwrap();

@@ -68,9 +68,6 @@ pub struct EmbedOptions {
     pub lesson: Option<String>,
     /// Where the lesson came from, to name it in its problems.
     pub file: Option<String>,
-    /// The lesson comes from the site's own collection (validated in CI), so it is only
-    /// parsed; a lesson from anywhere else is validated in full first.
-    pub trusted: bool,
     /// Whether hints are offered.
     pub hints: bool,
     /// Whether the solution may be shown.
@@ -90,7 +87,6 @@ impl Default for EmbedOptions {
             state: None,
             lesson: None,
             file: None,
-            trusted: false,
             hints: true,
             solution: SolutionPolicy::default(),
             attempt: None,
@@ -99,8 +95,8 @@ impl Default for EmbedOptions {
 }
 
 /// The option names [`EmbedOptions::parse`] knows, in the order its errors list them.
-const FIELDS: [&str; 11] =
-    ["mode", "setup", "profile", "layout", "state", "lesson", "file", "trusted", "hints", "solution", "attempt"];
+const FIELDS: [&str; 10] =
+    ["mode", "setup", "profile", "layout", "state", "lesson", "file", "hints", "solution", "attempt"];
 
 impl EmbedOptions {
     /// Reads the options from a URL query (`mode=lesson&setup=LINE&setup=LINE&...`, as
@@ -134,7 +130,6 @@ impl EmbedOptions {
                 "state" => options.state = Some(value),
                 "lesson" => options.lesson = Some(value),
                 "file" => options.file = Some(value),
-                "trusted" => options.trusted = flag(&name, &value)?,
                 "hints" => options.hints = flag(&name, &value)?,
                 "solution" => options.solution = choice(&value, &SolutionPolicy::ALL, SolutionPolicy::name)?,
                 "attempt" => {
@@ -411,8 +406,8 @@ mod tests {
         let plain = EmbedOptions::parse("").unwrap();
         assert_eq!(plain, EmbedOptions::default());
         assert_eq!(
-            (plain.mode, plain.layout, plain.hints, plain.solution, plain.trusted, plain.attempt),
-            (Mode::Sandbox, Layout::Both, true, SolutionPolicy::Confirm, false, None)
+            (plain.mode, plain.layout, plain.hints, plain.solution, plain.attempt),
+            (Mode::Sandbox, Layout::Both, true, SolutionPolicy::Confirm, None)
         );
         assert_eq!(
             EmbedOptions::parse("mode=arcade").unwrap_err(),
@@ -430,13 +425,10 @@ mod tests {
         assert_eq!(EmbedOptions::parse("mode=quiz").unwrap_err(), "mode quiz needs a lesson");
         assert_eq!(EmbedOptions::parse("lesson=id").unwrap_err(), "mode sandbox takes no lesson");
         let quiz = EmbedOptions::parse(
-            "mode=quiz&lesson=id+%3D+1%0Atitle+%3D+%22a%26b%22&file=x.toml&trusted=true&solution=never&attempt=2",
+            "mode=quiz&lesson=id+%3D+1%0Atitle+%3D+%22a%26b%22&file=x.toml&solution=never&attempt=2",
         )
         .unwrap();
-        assert_eq!(
-            (quiz.solution, quiz.hints, quiz.trusted, quiz.attempt),
-            (SolutionPolicy::Never, true, true, Some(2))
-        );
+        assert_eq!((quiz.solution, quiz.hints, quiz.attempt), (SolutionPolicy::Never, true, Some(2)));
         assert_eq!((quiz.lesson.as_deref(), quiz.file.as_deref()), (Some("id = 1\ntitle = \"a&b\""), Some("x.toml")));
         let lesson = EmbedOptions::parse("mode=lesson&lesson=x&hints=false&layout=console&profile=redis-8.2").unwrap();
         assert_eq!(
