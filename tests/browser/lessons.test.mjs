@@ -268,7 +268,7 @@ test('disabled commands are refused, predictions run in the console, the sandbox
     await page.locator('[data-lesson="ack-is-not-delete"] .lesson-open').click();
     await page.waitForSelector('.predict-command');
     assert.ok((await lastEntry(page)).includes(`> ${command}\n`), await lastEntry(page));
-    assert.match(await page.locator('.right').innerText(), /mail/);
+    assert.match(await page.locator('section.right').innerText(), /mail/);
   });
 });
 

@@ -60,7 +60,7 @@ test('the sandbox is kept beside lessons: its stream, scrollback and saved copy,
     await type(page, 'XADD mywork 1-0 note draft');
     await type(page, 'XLEN mywork');
     await openLesson(page, 'noack');
-    assert.doesNotMatch(await page.locator('.right').innerText(), /mywork/, 'the lesson plays in its own session');
+    assert.doesNotMatch(await page.locator('section.right').innerText(), /mywork/, 'the lesson plays in its own session');
     await solve(page, tasks, 0);
     // The saved copy is still the sandbox's.
     assert.match(await page.evaluate(() => localStorage.getItem('streamlab.session')), /mywork/);
@@ -73,7 +73,7 @@ test('the sandbox is kept beside lessons: its stream, scrollback and saved copy,
     await page.getByRole('button', { name: 'Lessons', exact: true }).click();
     await page.getByRole('button', { name: 'Back to the playground' }).click();
     assert.equal(await page.locator('.lesson').count(), 0);
-    assert.match(await page.locator('.right').innerText(), /mywork/);
+    assert.match(await page.locator('section.right').innerText(), /mywork/);
     assert.equal(await lastEntry(page), 'alice> XLEN mywork\n(integer) 1', 'the scrollback came back too');
     await screenshot(page, 'no-lost-work-sandbox-back-1400.png', { fullPage: false });
 
@@ -82,13 +82,13 @@ test('the sandbox is kept beside lessons: its stream, scrollback and saved copy,
     await page.locator('[data-lesson="noack"] .lesson-open').click();
     await page.waitForSelector('.lesson .task');
     assert.equal(await page.locator('.lesson .task-link.done').count(), 1);
-    assert.doesNotMatch(await page.locator('.right').innerText(), /mywork/);
+    assert.doesNotMatch(await page.locator('section.right').innerText(), /mywork/);
     await page.getByRole('button', { name: 'Sandbox', exact: true }).click();
-    assert.match(await page.locator('.right').innerText(), /mywork/);
+    assert.match(await page.locator('section.right').innerText(), /mywork/);
 
     await page.reload();
     await page.waitForSelector('#console-input');
-    assert.match(await page.locator('.right').innerText(), /mywork/);
+    assert.match(await page.locator('section.right').innerText(), /mywork/);
     const log = await page.locator('.log .log-item').allInnerTexts();
     assert.deepEqual(log, ['alice> XADD mywork 1-0 note draft\n"1-0"', 'alice> XLEN mywork\n(integer) 1'], 'the reload restores the scrollback');
     await page.getByRole('button', { name: 'Lessons', exact: true }).click();
@@ -112,7 +112,7 @@ test('Reset and a server change happen at once and offer Undo, which survives a 
       await notice(page, 'Session reset.');
       await page.getByRole('button', { name: 'Undo', exact: true }).click();
       assert.equal(await page.locator('.position').innerText(), '2/2');
-      assert.match(await page.locator('.right').innerText(), /mywork/);
+      assert.match(await page.locator('section.right').innerText(), /mywork/);
       assert.equal(await page.getByRole('button', { name: 'Undo', exact: true }).count(), 0);
       assert.equal(await lastEntry(page), 'alice> XADD mywork 2-0 note more\n"2-0"');
       await page.reload();
