@@ -171,7 +171,7 @@ test('a course page on another origin, without CORS headers: every widget works 
 
     // The sandbox: its setup ran, and a typed command arrives as the element's event.
     const ready = await last(page, 'sandbox', 'ready');
-    assert.deepEqual([ready.mode, ready.steps, ready.lesson], ['sandbox', 3, null]);
+    assert.deepEqual([ready.mode, ready.lesson, 'steps' in ready], ['sandbox', null, false]);
     const sandbox = inFrame(page, 'sandbox');
     await typeIn(sandbox, 'XREADGROUP GROUP workers alice COUNT 1 STREAMS jobs >');
     const typed = await last(page, 'sandbox', 'command');
