@@ -130,6 +130,13 @@ impl Script {
         self.push(command_line(&[b"ECHO".to_vec(), text.as_bytes().to_vec()]), false);
     }
 
+    /// Echoes why a command the page ran is not sent, if it is not; true then.
+    fn not_sent(&mut self, args: &[Vec<u8>]) -> bool {
+        let Some(why) = not_sent(args) else { return false };
+        self.note(&format!("not sent, {why}: {}", command_line(args)));
+        true
+    }
+
     /// A wait of `ms` on the real clock: a blocking read of a key no session has, which times
     /// out with `(nil)`. Redis times a read out once its deadline is past, a millisecond after
     /// it, so `BLOCK ms - 1` waits `ms`. A zero wait reads without blocking (`BLOCK 0` would
@@ -222,6 +229,8 @@ impl Script {
                     }
                     self.blocked.push((conn, read, block.deadline));
                 }
+                // The page's host answers SHUTDOWN itself, outside the recorded replies.
+                None if self.not_sent(args) => {}
                 None => self.note(&format!(
                     "not replayed: {} got no reply on the page: {}",
                     label(console, conn),
@@ -230,8 +239,7 @@ impl Script {
             }
             return;
         };
-        if let Some(why) = not_sent(args) {
-            self.note(&format!("not sent, {why}: {}", command_line(args)));
+        if self.not_sent(args) {
             return;
         }
         let line = (with_assigned_id(args, reply), reply.clone());
