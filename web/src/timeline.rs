@@ -142,7 +142,10 @@ pub fn Timeline(props: &TimelineProps) -> Html {
                         let on_action = props.on_action.clone();
                         let onclick = Callback::from(move |_| on_action.emit(Action::Branch(n)));
                         html! {
-                            <li>{format!("Steps {}–{} set aside ", branch.at + 1, branch.at + branch.steps)}
+                            <li>{match branch.steps {
+                                1 => format!("Step {} set aside ", branch.at + 1),
+                                n => format!("Steps {}–{} set aside ", branch.at + 1, branch.at + n),
+                            }}
                                 <button {onclick}>{"Bring them back"}</button></li>
                         }
                     }) }

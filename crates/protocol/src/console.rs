@@ -318,7 +318,11 @@ impl Console {
     fn set_aside_note(&self, undone: Option<(usize, usize)>, out: &mut Vec<Output>) {
         if let (Some((from, to)), true) = (undone, self.interactive) {
             let n = self.timeline.branches().len();
-            let text = format!("(undone steps {from}–{to} set aside, not lost: :branch {n} brings them back)");
+            let text = if from == to {
+                format!("(undone step {from} set aside, not lost: :branch {n} brings it back)")
+            } else {
+                format!("(undone steps {from}–{to} set aside, not lost: :branch {n} brings them back)")
+            };
             out.push(Output::new(OutputKind::Info, text));
         }
     }
@@ -494,10 +498,8 @@ impl Console {
         self.timeline.switch_branch(index);
         self.names.follow(self.timeline.session());
         let back = self.timeline.position();
-        Some(format!(
-            "(steps {}–{back} are back; any that followed step {at} are set aside: :branch brings them back)",
-            at + 1
-        ))
+        let steps = if back == at + 1 { format!("step {back} is") } else { format!("steps {}–{back} are", at + 1) };
+        Some(format!("({steps} back; any that followed step {at} are set aside: :branch brings them back)"))
     }
 
     /// A step as a console line: `:as NAME` for a connection opened, `:clock +MS` for a clock

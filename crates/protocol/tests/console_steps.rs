@@ -90,7 +90,7 @@ fn typing_at_an_earlier_step_sets_the_later_ones_aside_until_brought_back() {
     assert_eq!(quiet.timeline().branches().len(), 1);
     assert_eq!(
         texts(&mut quiet, ":branch 1"),
-        ["(steps 1–1 are back; any that followed step 0 are set aside: :branch brings them back)"]
+        ["(step 1 is back; any that followed step 0 are set aside: :branch brings them back)"]
     );
     assert_eq!(texts(&mut quiet, "XLEN s"), ["(integer) 1"]);
 }
