@@ -68,7 +68,7 @@ test('undone lines are marked, typing in the past sets later steps aside, and th
     assert.match(await set.innerText(), /^Step 6 set aside\s+Bring them back$/);
     // The console's own command does the same, back and forth.
     await type(page, ':branch');
-    assert.match(await lastEntry(page), /steps 6–6 are back; any that followed step 5 are set aside/);
+    assert.match(await lastEntry(page), /step 6 is back; any that followed step 5 are set aside/);
     assert.equal(await position(page), '6/6');
     assert.match(await page.locator('.timeline .branches li').innerText(), /^Steps 6–10 set aside/);
   });

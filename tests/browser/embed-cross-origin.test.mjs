@@ -1,20 +1,22 @@
-// The embedding kit loaded across origins, as a course site on its own host uses it: dist/ on
-// one server (serveDist), the course page on a second plain server (another port, so another
-// origin), and no Access-Control-Allow-Origin header on any response. Every widget then runs
+// The embedding kit loaded across sites, as a course site on its own host uses it: dist/ on
+// one server (serveDist, 127.0.0.1), the course page on a second plain server (localhost:
+// another site, so the frames are third-party and get no storage of their own in headless
+// Chromium), and no Access-Control-Allow-Origin header on any response. Every widget then runs
 // in an iframe of embed.html; the tags, StreamLab.create, their options, events and methods
 // work as on the same origin: a sandbox with setup, a lesson by id, a quiz from a lesson file
 // on the course's own site, an inline lesson, a created widget; run, getState, exportScript,
 // undo, check; persist=local across a reload; the iframe growing with its quiz; a frame that
 // refuses to be framed named as the cause; a panic in one frame; README's iframe snippet
-// following its quiz's height, and README's list of lesson ids. Screenshots at 1400, 1024 and
-// 390 px.
+// following its quiz's height, and README's list of lesson ids; the frame protocol's edges
+// (state before each event, autoresize=false, a reloaded frame, stray message types, destroy
+// while loading, a page with no origin). Screenshots at 1400, 1024 and 390 px.
 // Needs dist/ (cargo xtask dist). Run: node --test tests/browser/embed-cross-origin.test.mjs
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFile, readdir } from 'node:fs/promises';
 import { createServer } from 'node:http';
 import { join } from 'node:path';
-import { root, shots, serveDist, withBrowser, screenshot, settle, lessonTasks, axe } from './harness.mjs';
+import { root, shots, serveDist, withBrowser, screenshot, settle, lessonTasks, axe, tinyLesson } from './harness.mjs';
 
 let dist;
 let course;
@@ -33,49 +35,19 @@ after(async () => {
   await dist.close();
   await new Promise((ok) => course.close(ok));
 });
-const courseUrl = (path) => `http://127.0.0.1:${course.address().port}${path}`;
+// localhost: another site than StreamLab's 127.0.0.1, not just another origin, so the browser
+// treats the frames as third-party (their storage partitioned by the course's site).
+const courseUrl = (path) => `http://localhost:${course.address().port}${path}`;
+/** A third origin (the course server's port on StreamLab's host name): a lesson host the
+ * course page does not control. */
+const thirdSite = () => `http://127.0.0.1:${course.address().port}`;
 
-// A lesson of one reach-state task and one question, inline in the page and as a file on the
-// course's own site (which only the course page can read).
-const TINY = (id) => `id = "${id}"
-version = 1
-title = "A one-question lesson"
-summary = "From the course site."
-profile = "redis-8.2"
-minutes = 1
-
-[[variant]]
-values = { s = "t" }
-
-[[task]]
-kind = "reach-state"
-title = "A group"
-prompt = "Create the group \`g\` on \`s\`, and the stream with it."
-hints = ["XGROUP CREATE can make the stream too."]
-solution = ["XGROUP CREATE s g 0 MKSTREAM"]
-must_not_pass = [["XADD s 1-0 f v"]]
-  [[task.check]]
-  kind = "group"
-  stream = "s"
-  group = "g"
-  present = true
-  message = "The group g should exist; present: {actual}."
-
-[[task]]
-kind = "choice"
-title = "What acknowledges"
-prompt = "Which command removes an entry from a group's pending list?"
-options = [
-  { text = "XACK", correct = true, why = "XACK takes the entry out of the group's pending entries list, which is what acknowledging means." },
-  { text = "XDEL", why = "XDEL deletes the entry from the stream; the PEL keeps its id." },
-  { text = "XTRIM", why = "XTRIM drops old entries from the stream; the PEL keeps their ids." },
-]`;
 
 const TYPES = ['ready', 'command', 'check', 'task-complete', 'quiz-answer', 'progress', 'lesson-complete', 'resize', 'error'];
 
 /** The course page: StreamLab's embed.js from the dist server, five widgets. */
 function coursePage() {
-  files.set('/lessons/tiny.toml', { type: 'text/plain; charset=utf-8', body: TINY('tiny-file') });
+  files.set('/lessons/tiny.toml', { type: 'text/plain; charset=utf-8', body: tinyLesson('tiny-file') });
   files.set('/course.html', {
     type: 'text/html; charset=utf-8',
     body: `<!doctype html><html lang="en"><head><meta charset="utf-8">
@@ -98,7 +70,7 @@ XGROUP CREATE jobs workers 0"></stream-lab>
 <h2>A quiz from this site's own lesson file</h2>
 <stream-lab id="quiz" mode="quiz" lesson="lessons/tiny.toml" loading="eager"></stream-lab>
 <h2>An inline lesson</h2>
-<stream-lab id="inline" mode="quiz" loading="eager"><script type="application/toml">${TINY('tiny-inline')}</script></stream-lab>
+<stream-lab id="inline" mode="quiz" loading="eager"><script type="application/toml">${tinyLesson('tiny-inline')}</script></stream-lab>
 <h2>A widget made by script</h2>
 <div class="lab"></div>
 <script>
@@ -306,7 +278,19 @@ test('a frame its host refuses to be framed, and bad options, fail with their ca
       const response = await route.fetch();
       await route.fulfill({ response, headers: { ...response.headers(), 'x-frame-options': 'DENY' } });
     });
+    // The page's clock stands still but where the test moves it: the 10 s the kit waits for
+    // a frame pass at once.
+    await page.clock.install({ time: new Date('2026-01-01T00:00:00Z') });
+    await page.clock.pauseAt(new Date('2026-01-01T00:00:01Z'));
     await page.goto(courseUrl('/refused.html'));
+    await page.waitForFunction(() => window.seen.length >= 1);
+    assert.deepEqual(await page.evaluate(() => window.seen.map(([id]) => id)), ['bad'], 'a bad option fails at once');
+    // The refused frame loads an error page; until 10 s after that, the kit waits.
+    const refused = await (await page.locator('#refused iframe').elementHandle()).contentFrame();
+    await refused.waitForLoadState('load');
+    await page.clock.runFor(9_900);
+    assert.equal(await page.evaluate(() => window.seen.length), 1, 'no verdict before 10 s');
+    await page.clock.runFor(200);
     await page.waitForFunction(() => window.seen.length >= 2);
     const errors = Object.fromEntries(await page.evaluate(() => window.seen));
     assert.match(errors.refused, /embed\.html did not answer/);
@@ -388,7 +372,7 @@ test("README's iframe snippet follows its quiz's height on another origin; READM
 
 test('state, profile, theme and height reach the frame, a bad profile and a lesson on a third site are named; destroy() removes it', async () => {
   // The browser logs the refused fetch of the third site's lesson.
-  await withBrowser({ ignore: /^Access to fetch at 'http:\/\/localhost:\d+\/lessons\/tiny\.toml' .* blocked by CORS policy|^Failed to load resource: net::ERR_FAILED$/ }, async (page) => {
+  await withBrowser({ ignore: /^Access to fetch at 'http:\/\/127\.0\.0\.1:\d+\/lessons\/tiny\.toml' .* blocked by CORS policy|^Failed to load resource: net::ERR_FAILED$/ }, async (page) => {
     // A first widget on another server profile; its token starts a second, dark, 300 px high.
     files.set('/options.html', { type: 'text/html; charset=utf-8', body: `<!doctype html><title>options</title><link rel="icon" href="data:,">
 <script src="${dist.url}embed.js"></script>
@@ -396,13 +380,13 @@ test('state, profile, theme and height reach the frame, a bad profile and a less
 <stream-lab id="first" loading="eager" layout="console" profile="redis-7.4" setup="XADD kept 1-0 a 1"></stream-lab>
 <div id="later"></div>
 <stream-lab id="bad-profile" profile="redis-6.0" loading="eager"></stream-lab>
-<stream-lab id="third-site" mode="quiz" lesson="http://localhost:${course.address().port}/lessons/tiny.toml" loading="eager"></stream-lab>` });
+<stream-lab id="third-site" mode="quiz" lesson="${thirdSite()}/lessons/tiny.toml" loading="eager"></stream-lab>` });
     await page.goto(courseUrl('/options.html'));
     await page.waitForFunction(() => window.seen.length >= 3);
-    // A lesson on a third site (localhost is another origin than 127.0.0.1), sent without CORS.
+    // A lesson on a third origin, sent without CORS.
     const third = await page.evaluate(() => window.seen.find(([id]) => id === 'third-site'));
     assert.equal(third[1], 'error');
-    assert.match(third[2].message, /^the lesson "http:\/\/localhost:\d+\/lessons\/tiny\.toml" could not be loaded \(.*http:\/\/localhost:\d+ must send Access-Control-Allow-Origin\)$/);
+    assert.match(third[2].message, /^the lesson "http:\/\/127\.0\.0\.1:\d+\/lessons\/tiny\.toml" could not be loaded \(.*http:\/\/127\.0\.0\.1:\d+ must send Access-Control-Allow-Origin\)$/);
     // What only the engine knows is wrong shows in the frame, in the same words as on the page.
     const bad = await page.evaluate(() => window.seen.find(([id]) => id === 'bad-profile'));
     assert.equal(bad[1], 'error');
@@ -424,5 +408,110 @@ test('state, profile, theme and height reach the frame, a bad profile and a less
     assert.equal(await frame.evaluate(() => Math.round(document.getElementById('widget').getBoundingClientRect().height)), 300);
     await page.evaluate(() => window.later.destroy());
     assert.equal(await page.evaluate(() => document.querySelector('#later').shadowRoot.querySelector('iframe')), null);
+  });
+});
+
+test("the frame protocol's edges: state before each event, autoresize=false, destroy while loading, a reloaded frame, stray message types, a page with no origin", async () => {
+  files.set('/lessons/tiny.toml', { type: 'text/plain; charset=utf-8', body: tinyLesson('tiny-file') });
+  files.set('/edges.html', { type: 'text/html; charset=utf-8', body: `<!doctype html><title>edges</title><link rel="icon" href="data:,">
+<script src="${dist.url}embed.js"></script>
+<script>
+  window.seen = [];
+  for (const t of [...StreamLab.events, 'resize', 'state', 'click', 'bogus']) document.addEventListener(t, (e) => window.seen.push([e.target.id || e.target.className, t, e.detail]));
+  // What a listener of each command reads from the element.
+  window.heard = [];
+  document.addEventListener('command', (e) => { if (e.target.id === 'listened') window.heard.push([e.detail.input, e.target.getState(), e.target.exportScript()]); });
+</script>
+<stream-lab id="listened" loading="eager" layout="console"></stream-lab>
+<stream-lab id="fixed" mode="quiz" lesson="lessons/tiny.toml" autoresize="false" loading="eager"></stream-lab>
+<div id="here"><div class="moved"></div></div><div id="there"></div>
+<script>window.moved = StreamLab.create(document.querySelector('.moved'), { layout: 'console', loading: 'eager' });</script>` });
+  // A frame posted to while it reloads has no StreamLab document to take the message yet.
+  await withBrowser({ ignore: /^Failed to execute 'postMessage' on 'DOMWindow'/ }, async (page) => {
+    await page.goto(courseUrl('/edges.html'));
+    await page.waitForFunction(() => window.seen.filter(([, t]) => t === 'ready').length >= 3);
+
+    // Each command's listener reads the state and the script with that command in them.
+    await typeIn(inFrame(page, 'listened'), 'XADD typed 1-0 a 1');
+    await page.waitForFunction(() => window.heard.length >= 1);
+    await page.evaluate(() => document.getElementById('listened').run('XADD called 1-0 a 1'));
+    const heard = await page.evaluate(() => window.heard);
+    assert.deepEqual(heard.map(([input, state, script]) => [input, /XADD%20typed/.test(state), script.includes('XADD typed 1-0 a 1'), script.includes('XADD called 1-0 a 1')]),
+      [['XADD typed 1-0 a 1', true, true, false], ['XADD called 1-0 a 1', true, true, true]]);
+
+    // autoresize=false and no height: the iframe keeps the height it had at ready, while the
+    // answered question grows inside it, scrolling.
+    const frameHeight = () => page.evaluate(() => document.getElementById('fixed').shadowRoot.querySelector('iframe').getBoundingClientRect().height);
+    const fixedBefore = await frameHeight();
+    await answerFirst(page, 'fixed');
+    await inFrame(page, 'fixed').getByText('which is what acknowledging means').waitFor();
+    const fixedFrame = await drawn(page, 'fixed');
+    const [content, shown] = await fixedFrame.evaluate(() => {
+      const box = document.getElementById('widget').shadowRoot.querySelector('.sl-frame');
+      return [box.scrollHeight, box.clientHeight];
+    });
+    assert.equal(await frameHeight(), fixedBefore, 'the iframe kept its height');
+    assert.ok(content > shown, `the answer scrolls inside (${content} px in ${shown} px)`);
+
+    // A stray message from a frame, of a type that is no event, raises nothing; a known one does.
+    const listened = await drawn(page, 'listened');
+    await listened.evaluate(() => {
+      for (const type of ['click', 'bogus', 'state']) parent.postMessage({ source: 'stream-lab', v: 1, type, payload: {} }, '*');
+      parent.postMessage({ source: 'stream-lab', v: 1, type: 'progress', payload: { stray: true } }, '*');
+    });
+    await page.waitForFunction(() => window.seen.some(([id, t]) => id === 'listened' && t === 'progress'));
+    assert.deepEqual(await page.evaluate(() => window.seen.filter(([, t]) => ['click', 'bogus', 'state'].includes(t))), []);
+
+    // A created widget whose box moves reloads its frame: the call it had is refused, and it
+    // comes back with the session it had, and answers again.
+    assert.equal((await page.evaluate(() => window.moved.run('XADD before 1-0 a 1'))).reply, '"1-0"');
+    const dropped = await page.evaluate(() => {
+      const answer = window.moved.run('XADD lost 1-0 a 1').then((r) => `answered ${r.reply}`, (e) => e.message);
+      document.getElementById('there').append(document.querySelector('.moved'));
+      return answer;
+    });
+    assert.equal(dropped, 'the StreamLab frame reloaded before it answered');
+    await page.waitForFunction(() => window.seen.filter(([id, t]) => id === 'moved' && t === 'ready').length >= 2);
+    assert.equal((await page.evaluate(() => window.moved.run('EXISTS before lost'))).reply, '(integer) 1', 'the session came back, without the refused call');
+
+  });
+
+  // Destroyed before its frame answered: its calls are refused, the frame is gone, and the
+  // frame's silence is no error 10 s later (on a clock the test moves; no engine runs here).
+  files.set('/early.html', { type: 'text/html; charset=utf-8', body: `<!doctype html><title>early</title><link rel="icon" href="data:,">
+<script src="${dist.url}embed.js"></script>
+<script>window.seen = []; for (const t of [...StreamLab.events, 'resize']) document.addEventListener(t, (e) => window.seen.push(t));</script>
+<div id="early"></div>` });
+  await withBrowser({}, async (page) => {
+    await page.clock.install({ time: new Date('2026-01-01T00:00:00Z') });
+    await page.clock.pauseAt(new Date('2026-01-01T00:00:01Z'));
+    await page.goto(courseUrl('/early.html'));
+    const early = await page.evaluate(() => {
+      window.early = StreamLab.create(document.getElementById('early'), { loading: 'eager' });
+      const answer = window.early.run('PING').then(() => 'answered', (e) => e.message);
+      window.early.destroy();
+      return answer;
+    });
+    assert.equal(early, 'this StreamLab widget was destroyed');
+    assert.equal(await page.evaluate(() => document.getElementById('early').shadowRoot.querySelector('iframe')), null);
+    await page.clock.runFor(11_000);
+    assert.deepEqual(await page.evaluate(() => window.seen), []);
+  });
+
+  // A page with no origin of its own (a sandboxed frame here) is told at once, with no frame
+  // made and no time waited: a StreamLab frame could never answer it.
+  files.set('/opaque.html', { type: 'text/html; charset=utf-8', body: `<!doctype html><title>opaque</title><link rel="icon" href="data:,">
+<iframe sandbox="allow-scripts" title="A sandboxed page" srcdoc="${`<script src='${dist.url}embed.js'></script>
+<script>document.addEventListener('error', (e) => parent.postMessage(e.detail.message, '*'));</script>
+<stream-lab loading='eager'></stream-lab>`.replaceAll('"', '&quot;')}"></iframe>
+<script>window.got = []; addEventListener('message', (e) => window.got.push(e.data));</script>` });
+  await withBrowser({}, async (page) => {
+    await page.clock.install({ time: new Date('2026-01-01T00:00:00Z') });
+    await page.clock.pauseAt(new Date('2026-01-01T00:00:01Z'));
+    await page.goto(courseUrl('/opaque.html'));
+    await page.waitForFunction(() => window.got.length >= 1);
+    assert.match((await page.evaluate(() => window.got))[0], /^this page has no origin \(a file:\/\/ page or a sandboxed frame\)/);
+    const sandboxed = page.frames().find((f) => f !== page.mainFrame());
+    assert.equal(await sandboxed.evaluate(() => document.querySelector('stream-lab').shadowRoot.querySelectorAll('iframe').length), 0);
   });
 });

@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
 import { createServer } from 'node:http';
 import { join } from 'node:path';
-import { root, serveDist, withBrowser, screenshot, lessonTasks, axe } from './harness.mjs';
+import { root, serveDist, withBrowser, screenshot, lessonTasks, axe, tinyLesson } from './harness.mjs';
 
 let server;
 before(async () => { server = await serveDist(); });
@@ -342,41 +342,7 @@ test('an iframe ignores calls from another origin and posts nothing to it', asyn
 });
 
 test('player, readonly and pictures widgets; an inline lesson to lesson-complete; hints and solution off; destroy()', async () => {
-  // Every lesson needs a reach-state task and a question; in quiz mode only the question is
-  // played, so answering it completes the lesson.
-  const inline = `id = "tiny"
-version = 1
-title = "A one-question lesson"
-summary = "Inline, in the page."
-profile = "redis-8.2"
-minutes = 1
-
-[[variant]]
-values = { s = "t" }
-
-[[task]]
-kind = "reach-state"
-title = "A group"
-prompt = "Create the group \`g\` on \`s\`, and the stream with it."
-hints = ["XGROUP CREATE can make the stream too."]
-solution = ["XGROUP CREATE s g 0 MKSTREAM"]
-must_not_pass = [["XADD s 1-0 f v"]]
-  [[task.check]]
-  kind = "group"
-  stream = "s"
-  group = "g"
-  present = true
-  message = "The group g should exist; present: {actual}."
-
-[[task]]
-kind = "choice"
-title = "What acknowledges"
-prompt = "Which command removes an entry from a group's pending list?"
-options = [
-  { text = "XACK", correct = true, why = "XACK takes it out of the PEL." },
-  { text = "XDEL", why = "XDEL deletes the entry from the stream; the PEL keeps its id." },
-  { text = "XTRIM", why = "XTRIM drops old entries from the stream; the PEL keeps their ids." },
-]`;
+  const inline = tinyLesson('tiny');
   await withPage({}, async (page) => {
     await virtualPage(page, server.url + 'test/modes.html', `<!doctype html><title>modes</title>
       <script src="${server.url}embed.js"></script>

@@ -111,10 +111,14 @@ export async function lastEntry(page) {
   return page.locator('.log .log-item').last().innerText();
 }
 
-/** Waits for the finite animations (cards arriving) to end. */
+/** Waits for the finite animations (cards arriving) to end, embedded widgets' included
+ * (a document's list leaves out what runs in its shadow roots). */
 export async function settle(page) {
-  await page.evaluate(() => Promise.all(document.getAnimations()
-    .filter((a) => a.effect?.getTiming().iterations !== Infinity).map((a) => a.finished)));
+  await page.evaluate(() => {
+    const roots = [document, ...[...document.querySelectorAll('*')].map((e) => e.shadowRoot).filter(Boolean)];
+    return Promise.all(roots.flatMap((root) => root.getAnimations())
+      .filter((a) => a.effect?.getTiming().iterations !== Infinity).map((a) => a.finished));
+  });
 }
 
 /**
@@ -243,3 +247,42 @@ export function lessonTasks(text) {
     steps: strings(block, 'steps').map(plain),
   }));
 }
+
+/**
+ * A lesson of one reach-state task (make the group `g` on `s`) and one question (which
+ * command acknowledges), with the id `id`: in quiz mode only the question is played, so
+ * answering it completes the lesson.
+ */
+export const tinyLesson = (id) => `id = "${id}"
+version = 1
+title = "A one-question lesson"
+summary = "For the embedding tests."
+profile = "redis-8.2"
+minutes = 1
+
+[[variant]]
+values = { s = "t" }
+
+[[task]]
+kind = "reach-state"
+title = "A group"
+prompt = "Create the group \`g\` on \`s\`, and the stream with it."
+hints = ["XGROUP CREATE can make the stream too."]
+solution = ["XGROUP CREATE s g 0 MKSTREAM"]
+must_not_pass = [["XADD s 1-0 f v"]]
+  [[task.check]]
+  kind = "group"
+  stream = "s"
+  group = "g"
+  present = true
+  message = "The group g should exist; present: {actual}."
+
+[[task]]
+kind = "choice"
+title = "What acknowledges"
+prompt = "Which command removes an entry from a group's pending list?"
+options = [
+  { text = "XACK", correct = true, why = "XACK takes the entry out of the group's pending entries list, which is what acknowledging means." },
+  { text = "XDEL", why = "XDEL deletes the entry from the stream; the PEL keeps its id." },
+  { text = "XTRIM", why = "XTRIM drops old entries from the stream; the PEL keeps their ids." },
+]`;

@@ -189,7 +189,8 @@ test('in the Show goal side-by-side no id breaks over two lines', async () => {
     await page.getByRole('button', { name: 'Lessons', exact: true }).click();
     await page.locator('[data-lesson="setid"] .lesson-open').click();
     await page.waitForSelector('.lesson .task');
-    await page.getByRole('button', { name: 'Show goal' }).click();
+    // A lesson opens with its goal shown.
+    assert.equal(await page.getByRole('button', { name: 'Show goal' }).getAttribute('aria-pressed'), 'true');
     await page.waitForSelector('.compare .goal .pel-card');
     // The lines each id's text is laid out on, by the tops of its boxes.
     const broken = await page.locator('.compare .pel-card .id, .compare .group-facts code, .compare .rail .entry, .compare .meta dd')

@@ -1,7 +1,8 @@
 /* embed.html: one widget in an iframe, options as URL parameters, talking only to `origin`
  * (README, "Embedding": events out as {source: "stream-lab", v: 1, type, payload}, "call" in,
  * "result" out). With options=message (embed.js in a page of another origin) it posts
- * "open", waits for "init" {options, lesson?}, and posts "state" {state, script}. */
+ * "open", waits for "init" {options, lesson?, stored}, posts "state" {state, script}, and
+ * "store" {key, value} for the page to keep the save (value null: removed). */
 (() => {
   'use strict';
   const params = new URLSearchParams(location.search);
@@ -63,8 +64,8 @@
   const tick = new MessageChannel();
   tick.port1.onmessage = push;
   const soon = () => { if (!later) { later = true; tick.port2.postMessage(0); } };
-  const start = (options, lesson, older) => {
-    handle = window.StreamLab.create(element, options, { ...frame, lesson, older });
+  const start = (options, lesson, storage) => {
+    handle = window.StreamLab.create(element, options, { ...frame, lesson, storage });
     new MutationObserver(soon).observe(element.shadowRoot, { childList: true, subtree: true, characterData: true });
   };
   const waiting = params.get('options') === 'message';
@@ -74,7 +75,14 @@
     if (!m || typeof m !== 'object' || m.source !== 'stream-lab' || m.v !== 1) return;
     const p = m.payload;
     if (m.type === 'init' && waiting && !handle && p && typeof p.options === 'object') {
-      start(p.options, p.lesson && typeof p.lesson.text === 'string' ? p.lesson : undefined, p.older);
+      // The page's copies of this widget's saves; each change goes back to it to keep.
+      const kept = new Map(Object.entries(p.stored && typeof p.stored === 'object' ? p.stored : {}));
+      const storage = {
+        getItem: (key) => (kept.has(key) ? kept.get(key) : null),
+        setItem: (key, value) => { kept.set(key, String(value)); post('store', { key, value: String(value) }); },
+        removeItem: (key) => { kept.delete(key); post('store', { key, value: null }); },
+      };
+      start(p.options, p.lesson && typeof p.lesson.text === 'string' ? p.lesson : undefined, storage);
       return;
     }
     if (m.type !== 'call' || !handle || !p || typeof p !== 'object' || !METHODS.includes(p.method) || !Array.isArray(p.args || [])) return;

@@ -129,7 +129,8 @@
 
   const live = new Set();
 
-  /** One widget; `frame` is embed-frame.js's: origin, place, problems, lesson. */
+  /** One widget; `frame` is embed-frame.js's: origin, place, problems, lesson, storage (the
+   * page's, when embed.js drives the frame). */
   class Widget {
     constructor(host, raw, frame) {
       this.host = host;
@@ -208,7 +209,13 @@
 
     storageKey() {
       // Pages framing StreamLab share its storage: a frame saves under the origin it answers.
-      return this.frame ? `streamlab.embed.frame ${this.frame.origin} ${this.name()}` : `streamlab.embed.${this.name()}`;
+      // A frame embed.js drives saves through the page, under the page's own name.
+      return this.frame && !this.frame.storage ? `streamlab.embed.frame ${this.frame.origin} ${this.name()}` : `streamlab.embed.${this.name()}`;
+    }
+
+    /** Where saves go: this page's storage, or for a frame embed.js drives, the page's. */
+    storage() {
+      return (this.frame && this.frame.storage) || localStorage;
     }
 
     /** Mounts this widget; resolves when it is ready. */
@@ -225,12 +232,11 @@
       this.restoring = null;
       if (!state && !this.fresh && o.persist === 'local') {
         try {
-          state = localStorage.getItem(this.storageKey()) || undefined;
+          state = this.storage().getItem(this.storageKey()) || undefined;
           // Marked until ready: still marked, the last rebuild died, and is not replayed unasked.
-          if (state && localStorage.getItem(loading) && !this.retrying) return this.stalled();
-          if (state) { localStorage.setItem(loading, '1'); this.restoring = loading; }
+          if (state && this.storage().getItem(loading) && !this.retrying) return this.stalled();
+          if (state) { this.storage().setItem(loading, '1'); this.restoring = loading; }
         } catch { /* storage off */ }
-        if (!state && this.frame && typeof this.frame.older === 'string') state = this.frame.older;
       }
       const generation = ++this.generation;
       Promise.all([loadEngine(), this.lessonText()]).then(([m, lesson]) => {
@@ -309,14 +315,22 @@
             const given = await lesson;
             if (this.destroyed) return;
             const state = this.latest ? this.latest.state : o.state;
-            // A save this page kept itself when it ran the engine (with CORS headers): the
-            // frame's own save, when it has one, wins.
-            let older;
-            if (state === undefined && o.persist === 'local') try { older = localStorage.getItem(`streamlab.embed.${this.name()}`) ?? undefined; } catch { /* storage off */ }
-            this.post('init', { options: { ...o, state, loading: 'eager', key: this.name(), height: o.height && '100vh' }, lesson: given, older });
+            // The page keeps the frame's saves: a frame of another site may get no storage
+            // (browsers blocking third-party storage), and the save is the course page's.
+            const stored = {};
+            if (o.persist === 'local') {
+              for (const key of this.savedKeys()) try { const value = localStorage.getItem(key); if (value !== null) stored[key] = value; } catch { /* storage off */ }
+            }
+            this.post('init', { options: { ...o, state, loading: 'eager', key: this.name(), height: o.height && '100vh' }, lesson: given, stored });
           } catch (error) { this.fail(messageOf(error)); }
         } else if (m.type === 'state') {
           this.latest = p;
+        } else if (m.type === 'store') {
+          if (o.persist !== 'local' || !p || !this.savedKeys().includes(p.key)) return;
+          try {
+            if (typeof p.value === 'string') localStorage.setItem(p.key, p.value);
+            else localStorage.removeItem(p.key);
+          } catch { this.notSaved(); }
         } else if (m.type === 'result') {
           const call = this.calls.get(p.id);
           this.calls.delete(p.id);
@@ -367,7 +381,7 @@
       if (type === 'ready') {
         // autoresize=false without a height: the height it has now stays (it scrolls inside).
         if (!this.options.autoresize && !this.options.height) this.host.style.height = `${this.host.getBoundingClientRect().height}px`;
-        if (this.restoring) try { localStorage.removeItem(this.restoring); } catch { /* storage off */ }
+        if (this.restoring) try { this.storage().removeItem(this.restoring); } catch { /* storage off */ }
         this.restoring = null;
         this.settle.ok(this.handle);
       }
@@ -391,16 +405,25 @@
         this.saved = this.widget.getState();
         if (this.options.persist !== 'local') return;
         try {
-          localStorage.setItem(this.storageKey(), this.saved);
+          this.storage().setItem(this.storageKey(), this.saved);
         } catch {
-          // Full or off: the last save stays (a failed setItem changes nothing); told once.
-          if (!this.notice) {
-            this.notice = el('p', 'sl-notice', 'Your work here is not being saved: this browser\'s storage for the site is full or turned off.');
-            this.notice.setAttribute('role', 'status');
-            this.box.prepend(this.notice);
-          }
+          this.notSaved();
         }
       });
+    }
+
+    /** Storage full or off: the last save stays (a failed setItem changes nothing); told once. */
+    notSaved() {
+      if (this.notice) return;
+      this.notice = el('p', 'sl-notice', 'Your work here is not being saved: this browser\'s storage for the site is full or turned off.');
+      this.notice.setAttribute('role', 'status');
+      this.box.prepend(this.notice);
+    }
+
+    /** The keys of this widget's save and its loading mark. */
+    savedKeys() {
+      const key = this.storageKey();
+      return [key, `${key} loading`];
     }
 
     alert(title, ...parts) {
@@ -449,7 +472,7 @@
     freshButton() {
       return button('Start without it', () => {
         this.fresh = true;
-        try { localStorage.removeItem(`${this.storageKey()} loading`); } catch { /* storage off */ }
+        try { this.storage().removeItem(`${this.storageKey()} loading`); } catch { /* storage off */ }
         this.restart();
       });
     }
