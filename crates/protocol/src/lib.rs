@@ -12,6 +12,7 @@
 //! * [`request`]: the server-side request parser, incremental per connection;
 //! * [`format`](mod@format): a reply -> the text redis-cli prints for it.
 
+pub mod civil;
 pub mod command;
 pub mod console;
 mod double;

@@ -4,6 +4,7 @@
 
 use std::io::Write;
 use std::time::{SystemTime, UNIX_EPOCH};
+use streamlab_protocol::civil::Civil;
 
 /// How a line is marked: `*` notice, `#` warning (Redis's markers).
 #[derive(Debug, Clone, Copy)]
@@ -32,25 +33,16 @@ pub fn line(enabled: bool, level: Level, message: &str) {
 /// `29 Nov 2026 23:27:41.869` for a Unix time in milliseconds.
 pub fn timestamp(ms: i64) -> String {
     const MONTHS: [&str; 12] = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"];
-    let days = ms.div_euclid(86_400_000);
-    let in_day = ms.rem_euclid(86_400_000);
-    // Howard Hinnant's days-to-civil algorithm.
-    let z = days + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z.rem_euclid(146_097);
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let day = doy - (153 * mp + 2) / 5 + 1;
-    let month = if mp < 10 { mp + 3 } else { mp - 9 };
-    let year = yoe + era * 400 + i64::from(month <= 2);
+    let c = Civil::from_unix_ms(ms);
     format!(
-        "{day:02} {} {year} {:02}:{:02}:{:02}.{:03}",
-        MONTHS[(month - 1) as usize],
-        in_day / 3_600_000,
-        in_day / 60_000 % 60,
-        in_day / 1000 % 60,
-        in_day % 1000
+        "{:02} {} {} {:02}:{:02}:{:02}.{:03}",
+        c.day,
+        MONTHS[(c.month - 1) as usize],
+        c.year,
+        c.hour,
+        c.minute,
+        c.second,
+        c.milli
     )
 }
 

@@ -20,6 +20,7 @@ use streamlab_protocol::history::{Record, Step};
 use streamlab_protocol::{format_reply_to, Clock, Console, Output, OutputKind, Reply, Session};
 
 pub use share::SessionSpec;
+pub use streamlab_protocol::civil::Civil;
 pub use streamlab_protocol::console::{command_line, completions, help_reply, split_prefix, syntax_hint};
 pub use streamlab_protocol::tokenize::{ends_in_word, is_separator, last_word_start, words};
 pub use streamlab_protocol::Profile;

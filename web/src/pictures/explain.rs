@@ -3,24 +3,15 @@
 
 use streamlab_wasm::diff::duration;
 use streamlab_wasm::view::{GroupView, RailItem, StreamView};
+use streamlab_wasm::Civil;
 use yew::prelude::*;
 
 use crate::motion::id_order;
 
-/// A Unix time in ms as a UTC date-time, `2023-11-14 22:13:20.000 UTC`, in integers (civil
-/// date from a day count, as the proleptic Gregorian calendar counts): any u64 of ms has one.
+/// A Unix time in ms as a UTC date-time, `2023-11-14 22:13:20.000 UTC` (any u64 of ms has one).
 pub fn utc(ms: u64) -> String {
-    let days = (ms / 86_400_000) as i64;
-    let in_day = ms % 86_400_000;
-    let z = days + 719_468;
-    let (era, doe) = (z.div_euclid(146_097), z.rem_euclid(146_097));
-    let yoe = (doe - doe / 1_460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let day = doy - (153 * mp + 2) / 5 + 1;
-    let month = if mp < 10 { mp + 3 } else { mp - 9 };
-    let year = yoe + era * 400 + i64::from(month <= 2);
-    let (h, m, s, milli) = (in_day / 3_600_000, in_day / 60_000 % 60, in_day / 1000 % 60, in_day % 1000);
+    let c = Civil::from_unix_ms(i64::try_from(ms).unwrap_or(i64::MAX));
+    let (year, month, day, h, m, s, milli) = (c.year, c.month, c.day, c.hour, c.minute, c.second, c.milli);
     format!("{year:04}-{month:02}-{day:02} {h:02}:{m:02}:{s:02}.{milli:03} UTC")
 }
 
