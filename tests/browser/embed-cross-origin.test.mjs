@@ -242,6 +242,14 @@ test('the course page at 1400, 1024 and 390 px', { timeout: 180_000 }, async () 
     await withBrowser({ width, height: 900, random: 0 }, async (page) => {
       await page.goto(url);
       await page.waitForFunction(() => window.seen.filter(([, t]) => t === 'ready').length >= 5);
+      // The widgets above the quiz grow as their frames draw: a click aimed while they do
+      // lands beside the option. Wait until two looks 200 ms apart find the same heights.
+      await page.waitForFunction(() => {
+        const now = JSON.stringify([...document.querySelectorAll('stream-lab, .lab')].map((w) => w.getBoundingClientRect().height));
+        const same = now === window.lastLayout;
+        window.lastLayout = now;
+        return same;
+      }, null, { polling: 200 });
       await answerFirst(page, 'quiz');
       await inFrame(page, 'quiz').getByText('which is what acknowledging means').waitFor();
       // No widget is wider than the page.

@@ -100,8 +100,7 @@ pub enum CmdError {
     HelloSyntax(Vec<u8>),
     /// `ERR Unsupported option FOO` (EXPIRE and PEXPIRE flags, echoed as typed).
     UnsupportedOption(Vec<u8>),
-    #[cfg(feature = "host")]
-    /// CLIENT KILL TYPE with an unknown type (echoed as typed).
+    /// CLIENT KILL or CLIENT LIST TYPE with an unknown type (echoed as typed).
     UnknownClientType(Vec<u8>),
     #[cfg(feature = "host")]
     /// CLIENT KILL USER naming a user that does not exist.
@@ -218,6 +217,8 @@ pub enum Msg {
     NoConfigFile,
     /// BLOCK so large that the deadline would overflow.
     TimeoutOutOfRange,
+    /// CLIENT LIST ID with an id that is no integer.
+    InvalidClientId,
     #[cfg(feature = "host")]
     /// CLIENT KILL ip:port matching no connection.
     NoSuchClient,
@@ -327,6 +328,7 @@ impl Msg {
             Msg::ExpireGtAndLt => "ERR GT and LT options at the same time are not compatible",
             Msg::NoConfigFile => "ERR The server is running without a config file",
             Msg::TimeoutOutOfRange => "ERR timeout is out of range",
+            Msg::InvalidClientId => "ERR Invalid client ID",
             #[cfg(feature = "host")]
             Msg::NoSuchClient => "ERR No such client",
             #[cfg(feature = "host")]
@@ -467,7 +469,6 @@ impl fmt::Display for CmdError {
                 write!(f, "ERR Unknown option or number of arguments for CONFIG SET - '{}'", show(name))
             }
             CmdError::UnsupportedOption(opt) => write!(f, "ERR Unsupported option {}", show(opt)),
-            #[cfg(feature = "host")]
             CmdError::UnknownClientType(kind) => write!(f, "ERR Unknown client type '{}'", show(kind)),
             #[cfg(feature = "host")]
             CmdError::NoSuchUser(user) => write!(f, "ERR No such user '{}'", show(user)),

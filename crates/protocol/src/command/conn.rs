@@ -119,7 +119,7 @@ pub const COMMANDS: &[CommandSpec] = &[
         name: "client",
         arity: -2,
         write: false,
-        syntax: "<ID | GETNAME | SETNAME | LIST | KILL | PAUSE | UNPAUSE> ...",
+        syntax: "<ID | GETNAME | SETNAME | LIST | INFO | KILL | PAUSE | UNPAUSE> ...",
         summary: "A container for client connection commands.",
         since: "2.4.0",
         group: "connection",
@@ -145,7 +145,20 @@ pub const COMMANDS: &[CommandSpec] = &[
                 syntax: "connection-name",
                 summary: "Sets the connection name.",
             },
-            SubSpec { name: "list", since: "2.4.0", arity: -2, syntax: "", summary: "Lists open connections." },
+            SubSpec {
+                name: "list",
+                since: "2.4.0",
+                arity: -2,
+                syntax: "[TYPE <NORMAL | MASTER | REPLICA | PUBSUB>] [ID client-id [client-id ...]]",
+                summary: "Lists open connections.",
+            },
+            SubSpec {
+                name: "info",
+                since: "6.2.0",
+                arity: 2,
+                syntax: "",
+                summary: "Returns information about the connection.",
+            },
             #[cfg(feature = "host")]
             SubSpec {
                 name: "kill",

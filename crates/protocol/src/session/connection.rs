@@ -162,29 +162,34 @@ impl Session {
             }
             b"list" => {
                 let mut text = String::new();
-                for c in self.state.conns.values() {
-                    let name = c.name.as_deref().map(String::from_utf8_lossy).unwrap_or_default();
-                    let flags = if c.multi.is_some() {
-                        "x"
-                    } else if c.waiting() {
-                        "b"
-                    } else if c.subscriptions() > 0 {
-                        "P"
-                    } else {
-                        "N"
-                    };
-                    text.push_str(&format!(
-                        "id={} addr={} laddr={} fd=0 name={name} age=0 idle=0 flags={flags} db=0 sub={} psub={} ssub=0 multi={} watch={} resp={} lib-name= lib-ver=\n",
-                        c.id,
-                        c.addr(),
-                        c.laddr(),
-                        c.channels.len(),
-                        c.patterns.len(),
-                        c.multi.as_ref().map_or(-1, |m| m.queue.len() as i64),
-                        c.watched.len(),
-                        c.resp
-                    ));
+                if args.len() == 2 {
+                    self.state.conns.values().for_each(|c| client_line(c, &mut text));
+                } else if args.len() == 4 && command::is(command::arg(args, 2), "type") {
+                    let pubsub = client_type(command::arg(args, 3))?;
+                    // Master and replica clients, which a standalone server has none of: none.
+                    for c in self.state.conns.values().filter(|c| pubsub == Some(c.subscriptions() > 0)) {
+                        client_line(c, &mut text);
+                    }
+                } else if args.len() >= 4 && command::is(command::arg(args, 2), "id") {
+                    // Every id is checked before any is listed; each found is listed as often,
+                    // and in the order, as it is named.
+                    let mut ids = Vec::with_capacity(args.len() - 3);
+                    for id in command::rest(args, 3) {
+                        ids.push(command::parse_int(id).map_err(|_| Msg::InvalidClientId)?);
+                    }
+                    for id in ids {
+                        if let Some(c) = ConnId::try_from(id).ok().and_then(|id| self.state.conns.get(&id)) {
+                            client_line(c, &mut text);
+                        }
+                    }
+                } else {
+                    return Err(CmdError::Syntax);
                 }
+                Ok(Reply::Verbatim { format: *b"txt", text: text.into_bytes() })
+            }
+            b"info" => {
+                let mut text = String::new();
+                client_line(&self.state.conns[&conn], &mut text);
                 Ok(Reply::Verbatim { format: *b"txt", text: text.into_bytes() })
             }
             _ => Err(CmdError::UnknownSubcommand { command: "CLIENT".into(), sub: command::arg(args, 1).clone() }),
@@ -244,5 +249,44 @@ impl Session {
             (Reply::bulk("role"), Reply::bulk("master")),
             (Reply::bulk("modules"), Reply::Array(modules)),
         ]))
+    }
+}
+
+/// CLIENT LIST's line for a connection, newline included (CLIENT INFO's whole reply).
+fn client_line(c: &Conn, text: &mut String) {
+    let name = c.name.as_deref().map(String::from_utf8_lossy).unwrap_or_default();
+    let flags = if c.multi.is_some() {
+        "x"
+    } else if c.waiting() {
+        "b"
+    } else if c.subscriptions() > 0 {
+        "P"
+    } else {
+        "N"
+    };
+    text.push_str(&format!(
+        "id={} addr={} laddr={} fd=0 name={name} age=0 idle=0 flags={flags} db=0 sub={} psub={} ssub=0 multi={} watch={} resp={} lib-name= lib-ver=\n",
+        c.id,
+        c.addr(),
+        c.laddr(),
+        c.channels.len(),
+        c.patterns.len(),
+        c.multi.as_ref().map_or(-1, |m| m.queue.len() as i64),
+        c.watched.len(),
+        c.resp
+    ));
+}
+
+/// A client type as CLIENT KILL and CLIENT LIST name it: `Some(true)` Pub/Sub clients,
+/// `Some(false)` normal ones, `None` master and replica clients (a standalone server has none).
+pub(in crate::session) fn client_type(name: &[u8]) -> Result<Option<bool>, CmdError> {
+    if command::is(name, "normal") {
+        Ok(Some(false))
+    } else if command::is(name, "pubsub") {
+        Ok(Some(true))
+    } else if ["master", "replica", "slave"].iter().any(|t| command::is(name, t)) {
+        Ok(None)
+    } else {
+        Err(CmdError::UnknownClientType(name.to_vec()))
     }
 }

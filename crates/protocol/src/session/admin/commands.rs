@@ -6,6 +6,7 @@ use super::{HostRequest, Pause};
 use crate::command::{self, is};
 use crate::error::{CmdError, Msg};
 use crate::reply::Reply;
+use crate::session::connection::client_type;
 use crate::session::{ConnId, Delivery, Executed, Session};
 
 /// CLIENT KILL's filters: a connection is killed when it matches every one given.
@@ -54,15 +55,7 @@ impl Session {
             } else if is(name, "laddr") {
                 filter.laddr = Some(value);
             } else if is(name, "type") {
-                filter.pubsub = Some(if is(value, "normal") {
-                    Some(false)
-                } else if is(value, "pubsub") {
-                    Some(true)
-                } else if is(value, "master") || is(value, "replica") || is(value, "slave") {
-                    None
-                } else {
-                    return Err(CmdError::UnknownClientType(value.clone()));
-                });
+                filter.pubsub = Some(client_type(value)?);
             } else if is(name, "user") {
                 // Every connection is the default user's: there is no ACL.
                 if !is(value, "default") {
