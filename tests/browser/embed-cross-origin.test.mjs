@@ -257,11 +257,15 @@ test('the course page at 1400, 1024 and 390 px', { timeout: 180_000 }, async () 
       assert.ok(overflow <= 0, `${width} px: the page scrolls sideways by ${overflow} px`);
       // A browser paints a cross-origin frame only while it is in view (a whole-page shot
       // leaves the others blank): each widget is taken on its own, in view, once it has drawn.
+      // A widget taller than the window is taken in a window as tall as it, so it is all in view.
       for (const id of ['sandbox', 'lesson', 'quiz']) {
         const widget = page.locator(`#${id}`);
+        const tall = Math.ceil((await widget.boundingBox()).height) + 40;
+        if (tall > 900) await page.setViewportSize({ width, height: tall });
         await widget.scrollIntoViewIfNeeded();
         await settle(await drawn(page, id));
         await widget.screenshot({ path: join(shots, `embed-cross-origin-${name}-${id}.png`) });
+        if (tall > 900) await page.setViewportSize({ width, height: 900 });
       }
       // The page's top as a reader first sees it (the sandbox frame has drawn, above).
       await page.evaluate(() => scrollTo(0, 0));
