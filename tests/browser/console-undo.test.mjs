@@ -51,12 +51,12 @@ test('undone lines are marked, typing in the past sets later steps aside, and th
     // The scrubber to step 5, then a command: steps 6-10 are set aside, and the console says so.
     await page.locator('.scrub input').fill('5');
     await type(page, 'XLEN jobs');
-    assert.match(await lastEntry(page), /\(integer\) 4\n\(undone steps 6–10 set aside, not lost: :branch 1 brings them back\)/);
+    assert.match(await lastEntry(page), /\(integer\) 4\n\(what was undone after step 5 is set aside, not lost: :branch 1 brings it back\)/);
     assert.equal(await position(page), '6/6');
     assert.deepEqual((await entries(page)).map((e) => e.mark),
       ['', '', '', '', '', 'aside', 'aside', 'aside', 'aside', 'aside', '']);
     const set = page.locator('.timeline .branches li');
-    assert.match(await set.innerText(), /^Steps 6–10 set aside\s+Bring them back$/);
+    assert.match(await set.innerText(), /^What was undone after step 5 is set aside\s+Bring it back$/);
     assert.deepEqual(await axe(page), []);
     await screenshot(page, 'console-set-aside-1400.png', { fullPage: false });
 
@@ -65,12 +65,12 @@ test('undone lines are marked, typing in the past sets later steps aside, and th
     assert.equal(await position(page), '10/10');
     assert.match(await page.locator(".pictures").innerText(), /last-delivered-id 3-0\nentries-read 3\nlag 2\npending 2/);
     assert.deepEqual((await entries(page)).map((e) => e.mark).slice(5, 11), ['', '', '', '', '', 'aside']);
-    assert.match(await set.innerText(), /^Step 6 set aside\s+Bring them back$/);
+    assert.match(await set.innerText(), /^What was undone after step 5 is set aside\s+Bring it back$/);
     // The console's own command does the same, back and forth.
     await type(page, ':branch');
-    assert.match(await lastEntry(page), /step 6 is back; any that followed step 5 are set aside/);
+    assert.match(await lastEntry(page), /back to step 6; what followed step 5 is set aside/);
     assert.equal(await position(page), '6/6');
-    assert.match(await page.locator('.timeline .branches li').innerText(), /^Steps 6–10 set aside/);
+    assert.match(await page.locator('.timeline .branches li').innerText(), /^What was undone after step 5 is set aside/);
   });
 });
 

@@ -25,7 +25,7 @@ test('a million-entry link with 9,000 more steps loads, answers and undoes', asy
     await page.click('button[aria-label="Undo the last step"]');
     await type(page, 'XLEN big');
     // Typing after the undo sets the undone XADD aside, and says so.
-    assert.equal(await lastEntry(page), 'alice> XLEN big\n(integer) 1000000\n(undone step 9003 set aside, not lost: :branch 1 brings it back)');
+    assert.equal(await lastEntry(page), 'alice> XLEN big\n(integer) 1000000\n(what was undone after step 9002 is set aside, not lost: :branch 1 brings it back)');
     assert.equal(await page.locator('.position').innerText(), '9003/9003');
   });
 });

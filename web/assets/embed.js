@@ -228,7 +228,7 @@
       const o = this.options;
       // A restart goes back to the last state that worked, unless the learner chose not to.
       let state = this.fresh ? undefined : this.saved !== undefined ? this.saved : o.state;
-      const loading = `${this.storageKey()} loading`;
+      const loading = this.loadingKey();
       this.restoring = null;
       if (!state && !this.fresh && o.persist === 'local') {
         try {
@@ -326,10 +326,12 @@
         } else if (m.type === 'state') {
           this.latest = p;
         } else if (m.type === 'store') {
+          // Only this widget's keys; only null removes (a malformed value changes nothing).
           if (o.persist !== 'local' || !p || !this.savedKeys().includes(p.key)) return;
+          if (typeof p.value !== 'string' && p.value !== null) return;
           try {
-            if (typeof p.value === 'string') localStorage.setItem(p.key, p.value);
-            else localStorage.removeItem(p.key);
+            if (p.value === null) localStorage.removeItem(p.key);
+            else localStorage.setItem(p.key, p.value);
           } catch { this.notSaved(); }
         } else if (m.type === 'result') {
           const call = this.calls.get(p.id);
@@ -420,10 +422,14 @@
       this.box.prepend(this.notice);
     }
 
+    /** Marks a save being rebuilt: still there at the next start, the rebuild died. */
+    loadingKey() {
+      return `${this.storageKey()} loading`;
+    }
+
     /** The keys of this widget's save and its loading mark. */
     savedKeys() {
-      const key = this.storageKey();
-      return [key, `${key} loading`];
+      return [this.storageKey(), this.loadingKey()];
     }
 
     alert(title, ...parts) {
@@ -472,7 +478,7 @@
     freshButton() {
       return button('Start without it', () => {
         this.fresh = true;
-        try { this.storage().removeItem(`${this.storageKey()} loading`); } catch { /* storage off */ }
+        try { this.storage().removeItem(this.loadingKey()); } catch { /* storage off */ }
         this.restart();
       });
     }

@@ -688,7 +688,7 @@ mod tests {
         // Typing at step 1 sets step 2 aside, says so, and the timeline can bring it back.
         let s = s.reduce(Action::Run("XLEN s".into()));
         assert!(
-            s.log[3].output.iter().any(|o| o.kind == "info" && o.text.contains("step 2 set aside")),
+            s.log[3].output.iter().any(|o| o.kind == "info" && o.text.contains("undone after step 1 is set aside")),
             "{:?}",
             s.log[3]
         );

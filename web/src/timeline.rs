@@ -142,11 +142,9 @@ pub fn Timeline(props: &TimelineProps) -> Html {
                         let on_action = props.on_action.clone();
                         let onclick = Callback::from(move |_| on_action.emit(Action::Branch(n)));
                         html! {
-                            <li>{match branch.steps {
-                                1 => format!("Step {} set aside ", branch.at + 1),
-                                n => format!("Steps {}–{} set aside ", branch.at + 1, branch.at + n),
-                            }}
-                                <button {onclick}>{"Bring them back"}</button></li>
+                            // One text for one step or many (the console's words; each text costs wasm).
+                            <li>{format!("What was undone after step {} is set aside ", branch.at)}
+                                <button {onclick}>{"Bring it back"}</button></li>
                         }
                     }) }
                 </ul>

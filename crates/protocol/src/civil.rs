@@ -25,8 +25,12 @@ impl Civil {
     /// negative). Days become a date by Howard Hinnant's days-to-civil method: 400-year eras
     /// of 146,097 days, counted from a year that starts in March so leap days fall last.
     pub fn from_unix_ms(ms: i64) -> Civil {
-        let days = ms.div_euclid(86_400_000);
-        let in_day = ms.rem_euclid(86_400_000);
+        Civil::from_day(ms.div_euclid(86_400_000), ms.rem_euclid(86_400_000))
+    }
+
+    /// [`Civil::from_unix_ms`] for a time given as whole days since 1970 and the ms into the
+    /// last one (0 to 86,399,999): how a stream id's u64 ms, past i64, still gets its date.
+    pub fn from_day(days: i64, in_day: i64) -> Civil {
         let z = days + 719_468;
         let (era, doe) = (z.div_euclid(146_097), z.rem_euclid(146_097));
         let yoe = (doe - doe / 1_460 + doe / 36_524 - doe / 146_096) / 365;

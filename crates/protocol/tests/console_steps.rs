@@ -71,11 +71,11 @@ fn typing_at_an_earlier_step_sets_the_later_ones_aside_until_brought_back() {
     assert_eq!(out[0].text, "(integer) 2");
     assert_eq!(
         (out[1].kind, out[1].text.as_str()),
-        (OutputKind::Info, "(undone steps 3–5 set aside, not lost: :branch 1 brings them back)")
+        (OutputKind::Info, "(what was undone after step 2 is set aside, not lost: :branch 1 brings it back)")
     );
     assert_eq!(
         texts(&mut c, ":branch"),
-        ["(steps 3–5 are back; any that followed step 2 are set aside: :branch brings them back)"]
+        ["(back to step 5; what followed step 2 is set aside: :branch brings it back)"]
     );
     assert_eq!(texts(&mut c, "XLEN s")[0], "(integer) 5");
     assert_eq!(c.timeline().branches()[0].records().len(), 1);
@@ -90,7 +90,7 @@ fn typing_at_an_earlier_step_sets_the_later_ones_aside_until_brought_back() {
     assert_eq!(quiet.timeline().branches().len(), 1);
     assert_eq!(
         texts(&mut quiet, ":branch 1"),
-        ["(step 1 is back; any that followed step 0 are set aside: :branch brings them back)"]
+        ["(back to step 1; what followed step 0 is set aside: :branch brings it back)"]
     );
     assert_eq!(texts(&mut quiet, "XLEN s"), ["(integer) 1"]);
 }

@@ -131,7 +131,7 @@ impl Script {
     }
 
     /// Echoes why a command the page ran is not sent, if it is not; true then.
-    fn not_sent(&mut self, args: &[Vec<u8>]) -> bool {
+    fn echo_not_sent(&mut self, args: &[Vec<u8>]) -> bool {
         let Some(why) = not_sent(args) else { return false };
         self.note(&format!("not sent, {why}: {}", command_line(args)));
         true
@@ -229,17 +229,21 @@ impl Script {
                     }
                     self.blocked.push((conn, read, block.deadline));
                 }
-                // The page's host answers SHUTDOWN itself, outside the recorded replies.
-                None if self.not_sent(args) => {}
-                None => self.note(&format!(
-                    "not replayed: {} got no reply on the page: {}",
-                    label(console, conn),
-                    command_line(args)
-                )),
+                None => {
+                    // The page's host answers SHUTDOWN itself, outside the recorded replies.
+                    if !self.echo_not_sent(args) {
+                        let text = format!(
+                            "not replayed: {} got no reply on the page: {}",
+                            label(console, conn),
+                            command_line(args)
+                        );
+                        self.note(&text);
+                    }
+                }
             }
             return;
         };
-        if self.not_sent(args) {
+        if self.echo_not_sent(args) {
             return;
         }
         let line = (with_assigned_id(args, reply), reply.clone());

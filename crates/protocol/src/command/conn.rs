@@ -145,13 +145,7 @@ pub const COMMANDS: &[CommandSpec] = &[
                 syntax: "connection-name",
                 summary: "Sets the connection name.",
             },
-            SubSpec {
-                name: "list",
-                since: "2.4.0",
-                arity: -2,
-                syntax: "[TYPE <NORMAL | MASTER | REPLICA | PUBSUB>] [ID client-id [client-id ...]]",
-                summary: "Lists open connections.",
-            },
+            SubSpec { name: "list", since: "2.4.0", arity: -2, syntax: "", summary: "Lists open connections." },
             SubSpec {
                 name: "info",
                 since: "6.2.0",

@@ -175,7 +175,7 @@ impl Session {
                     // and in the order, as it is named.
                     let mut ids = Vec::with_capacity(args.len() - 3);
                     for id in command::rest(args, 3) {
-                        ids.push(command::parse_int(id).map_err(|_| Msg::InvalidClientId)?);
+                        ids.push(command::parse_int_or(id, Msg::InvalidClientId)?);
                     }
                     for id in ids {
                         if let Some(c) = ConnId::try_from(id).ok().and_then(|id| self.state.conns.get(&id)) {
