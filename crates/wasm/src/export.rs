@@ -130,13 +130,6 @@ impl Script {
         self.push(command_line(&[b"ECHO".to_vec(), text.as_bytes().to_vec()]), false);
     }
 
-    /// Echoes why a command the page ran is not sent, if it is not; true then.
-    fn echo_not_sent(&mut self, args: &[Vec<u8>]) -> bool {
-        let Some(why) = not_sent(args) else { return false };
-        self.note(&format!("not sent, {why}: {}", command_line(args)));
-        true
-    }
-
     /// A wait of `ms` on the real clock: a blocking read of a key no session has, which times
     /// out with `(nil)`. Redis times a read out once its deadline is past, a millisecond after
     /// it, so `BLOCK ms - 1` waits `ms`. A zero wait reads without blocking (`BLOCK 0` would
@@ -210,6 +203,12 @@ impl Script {
     }
 
     fn execute(&mut self, console: &Console, conn: ConnId, args: &[Vec<u8>], replies: &[Reply]) {
+        // Before the replies are looked at: the page's host answers SHUTDOWN itself, outside
+        // the recorded replies, so its step may have none.
+        if let Some(why) = not_sent(args) {
+            self.note(&format!("not sent, {why}: {}", command_line(args)));
+            return;
+        }
         let state = console.session().conn(conn);
         let Some(reply) = replies.first() else {
             if self.blocked.iter().any(|(c, ..)| *c == conn) {
@@ -229,23 +228,14 @@ impl Script {
                     }
                     self.blocked.push((conn, read, block.deadline));
                 }
-                None => {
-                    // The page's host answers SHUTDOWN itself, outside the recorded replies.
-                    if !self.echo_not_sent(args) {
-                        let text = format!(
-                            "not replayed: {} got no reply on the page: {}",
-                            label(console, conn),
-                            command_line(args)
-                        );
-                        self.note(&text);
-                    }
-                }
+                None => self.note(&format!(
+                    "not replayed: {} got no reply on the page: {}",
+                    label(console, conn),
+                    command_line(args)
+                )),
             }
             return;
         };
-        if self.echo_not_sent(args) {
-            return;
-        }
         let line = (with_assigned_id(args, reply), reply.clone());
         if let Some(at) = self.transactions.iter().position(|(c, _)| *c == conn) {
             self.transactions[at].1.push(line);
