@@ -47,6 +47,24 @@ test('connections, the clock, deliveries and scripts', () => {
   assert.throws(() => new Session({ profile: 'redis-6.0' }), /unknown profile/);
 });
 
+test('a batch runs in one call and answers compactly; a bounded history still answers every line', () => {
+  const log = ['XADD q 1-0 f v', 'XADD q 1-0 f v', '# a note', ':clock +1500', 'XLEN q'];
+  const one = new Session();
+  const each = log.map((line) => one.execute(line));
+  const batch = new Session();
+  const ran = batch.run(log);
+  assert.equal(ran.lines, 5);
+  assert.deepEqual(ran.errors, [{ line: 1, text: each[1].text }]);
+  assert.deepEqual(ran.last, each[4]);
+  assert.deepEqual(batch.snapshot(), one.snapshot());
+
+  const bounded = new Session({ history: 10 });
+  const many = Array.from({ length: 3000 }, (_, i) => `XADD big ${i + 1}-0 f v`).join('\n');
+  assert.deepEqual(bounded.run(many).errors, []);
+  assert.deepEqual(bounded.execute('XLEN big').replies, [3000]);
+  assert.throws(() => bounded.script(), /forgotten its first/);
+});
+
 test('a lesson re-grades a log on the variant the learner had and on hidden ones', async () => {
   // The format's fixture, which uses every kind of task and check (crates/lessons/tests/richer.rs).
   const toml = await readFile(join(root, 'crates', 'lessons', 'tests', 'fixtures', 'rich.toml'), 'utf8');

@@ -211,7 +211,7 @@ impl AppState {
 
     /// A state over a playground someone else holds too (an embedded widget's handle).
     pub fn new_shared(lab: Rc<RefCell<Playground>>, history: Vec<String>) -> AppState {
-        let snapshot = Rc::new(lab.borrow().snapshot().clone());
+        let snapshot = lab.borrow().snapshot().clone();
         let mut state = AppState {
             previous: snapshot.clone(),
             snapshot,
@@ -294,8 +294,8 @@ impl AppState {
         self.version += 1;
         // `previous` is the state before the last change, so what a step set moving keeps moving
         // through renders that change nothing (a view switch, Ctrl+L).
-        if *lab.snapshot() != *self.snapshot {
-            self.previous = std::mem::replace(&mut self.snapshot, Rc::new(lab.snapshot().clone()));
+        if **lab.snapshot() != *self.snapshot {
+            self.previous = std::mem::replace(&mut self.snapshot, lab.snapshot().clone());
         }
         self.step_count = lab.step_count();
         let position = self.snapshot.position;

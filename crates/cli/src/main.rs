@@ -3,7 +3,7 @@
 use std::io::Write;
 use std::process::ExitCode;
 
-use streamlab_cli::transcript::{diff, run_script_as};
+use streamlab_cli::transcript::{replay_file, run_file, Replayed};
 use streamlab_protocol::Profile;
 
 const USAGE: &str = "usage:
@@ -44,16 +44,19 @@ fn main() -> ExitCode {
                 ExitCode::FAILURE
             }
         },
-        Some("run") if args.len() == 2 => match std::fs::read_to_string(&args[1]) {
-            Ok(text) => {
-                emit(&run_script_as(&text, profile));
-                ExitCode::SUCCESS
+        Some("run") if args.len() == 2 => {
+            let mut out = std::io::BufWriter::new(std::io::stdout().lock());
+            match run_file(std::path::Path::new(&args[1]), profile, &mut out) {
+                Ok(()) => ExitCode::SUCCESS,
+                // A reader that has gone (`streamlab run FILE | head`) is not a failure.
+                Err(error) if error.kind() == std::io::ErrorKind::BrokenPipe => ExitCode::SUCCESS,
+                Err(error) => {
+                    drop(out);
+                    eprintln!("streamlab: {}: {error}", args[1]);
+                    ExitCode::FAILURE
+                }
             }
-            Err(error) => {
-                eprintln!("streamlab: {}: {error}", args[1]);
-                ExitCode::FAILURE
-            }
-        },
+        }
         Some("replay") => replay(&args[1..], profile),
         Some("check") => check(&args[1..]),
         Some("server") => streamlab_server::main_with_args(&args[1..]),
@@ -99,28 +102,20 @@ fn replay(args: &[String], profile: Profile) -> ExitCode {
     }
     let (mut passed, mut failed) = (0, 0);
     for file in files {
-        let expected = match std::fs::read_to_string(file) {
-            Ok(text) => text,
-            Err(error) => {
-                eprintln!("streamlab: {file}: {error}");
-                failed += 1;
-                continue;
-            }
-        };
-        let actual = run_script_as(&expected, profile);
-        if actual == expected {
-            passed += 1;
-        } else if bless {
-            if let Err(error) = std::fs::write(file, &actual) {
-                eprintln!("streamlab: {file}: {error}");
-                failed += 1;
-            } else {
+        match replay_file(std::path::Path::new(file), profile, bless) {
+            Ok(Replayed::Same) => passed += 1,
+            Ok(Replayed::Blessed) => {
                 emit(&format!("blessed {file}\n"));
                 passed += 1;
             }
-        } else {
-            emit(&format!("FAIL {file}\n{}\n", diff(&expected, &actual)));
-            failed += 1;
+            Ok(Replayed::Differs(diff)) => {
+                emit(&format!("FAIL {file}\n{diff}\n"));
+                failed += 1;
+            }
+            Err(error) => {
+                eprintln!("streamlab: {file}: {error}");
+                failed += 1;
+            }
         }
     }
     emit(&format!("{passed} passed, {failed} failed\n"));

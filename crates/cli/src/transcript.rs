@@ -11,8 +11,44 @@
 //! read, a Pub/Sub message) follow, each line prefixed with `[NAME] `. A transcript is
 //! therefore also a command file: its inputs are its `> ` lines, comments and blank lines.
 
+use std::fs::File;
+use std::io::{self, BufRead, BufReader, Write};
+use std::path::Path;
+
 pub use streamlab_protocol::console::{Console, Lines, DEFAULT_CONNECTION};
-use streamlab_protocol::Profile;
+use streamlab_protocol::{Keep, Profile};
+
+/// The undo history a script keeps, in steps: enough for any `:undo` a script makes, while a
+/// million-line file holds only the session and this window (see [`Keep::Last`]).
+pub const SCRIPT_HISTORY: usize = 1_000;
+
+/// A command file being run line by line: a console that keeps [`SCRIPT_HISTORY`] steps, and
+/// whether to check the engine's invariants after each line.
+#[derive(Debug)]
+pub struct Script {
+    console: Console,
+    check: bool,
+}
+
+impl Script {
+    /// A script starting with `profile` (a `:profile` line switches).
+    pub fn new(profile: Profile) -> Script {
+        // Checking walks the whole session, so a release build checks only when asked: checking
+        // after every line would make a long script quadratic.
+        let check = cfg!(debug_assertions) || std::env::var_os("STREAMLAB_CHECK_INVARIANTS").is_some();
+        Script { console: Console::with_profile(profile).keeping(Keep::Last(SCRIPT_HISTORY)), check }
+    }
+
+    /// Runs one input line, appending what the transcript shows for it to `out`.
+    pub fn line(&mut self, line: &str, out: &mut String) {
+        if !self.console.transcribe(line, out) || !self.check {
+            return;
+        }
+        if let Err(broken) = self.console.session().check_invariants() {
+            out.push_str(&format!("!! invariant broken after this line: {broken}\n"));
+        }
+    }
+}
 
 /// Runs a whole command file (or a transcript's inputs) and returns the transcript text,
 /// starting with the default profile (a `:profile` line switches).
@@ -22,40 +58,145 @@ pub fn run_script(text: &str) -> String {
 
 /// [`run_script`] starting with `profile`.
 pub fn run_script_as(text: &str, profile: Profile) -> String {
-    let mut console = Console::with_profile(profile);
+    let mut script = Script::new(profile);
     let mut out = String::new();
-    // Checking walks the whole session, so a release build checks only when asked: checking
-    // after every line would make a long script quadratic.
-    let check = cfg!(debug_assertions) || std::env::var_os("STREAMLAB_CHECK_INVARIANTS").is_some();
     for line in inputs(text) {
-        if !console.transcribe(line, &mut out) || !check {
-            continue;
-        }
-        if let Err(broken) = console.session().check_invariants() {
-            out.push_str(&format!("!! invariant broken after this line: {broken}\n"));
-        }
+        script.line(line, &mut out);
     }
     out
 }
 
-/// The input lines of a command file or transcript: in a transcript (a file with `> ` lines)
-/// the `> ` lines, comments and blank lines; in a plain command file every line.
+/// A line of a command file or transcript as input: in a transcript the `> ` lines, comments
+/// and blank lines (its replies are not input); in a plain command file every line.
+fn input(line: &str, transcript: bool) -> Option<&str> {
+    if !transcript {
+        return Some(line);
+    }
+    if let Some(input) = line.strip_prefix("> ") {
+        Some(input)
+    } else if line.trim().is_empty() || line.starts_with('#') {
+        Some(line)
+    } else {
+        None
+    }
+}
+
+/// The input lines of a command file or transcript (see [`input`]).
 pub fn inputs(text: &str) -> Vec<&str> {
-    let is_transcript = text.lines().any(|l| l.starts_with("> "));
-    text.lines()
-        .filter_map(|line| {
-            if !is_transcript {
-                return Some(line);
+    let transcript = text.lines().any(|l| l.starts_with("> "));
+    text.lines().filter_map(|line| input(line, transcript)).collect()
+}
+
+/// The lines of a file, one at a time into one buffer, each with its line ending as it is in
+/// the file (none on a last line that lacks one). `each` returns false to stop early.
+fn each_line(path: &Path, mut each: impl FnMut(&str) -> io::Result<bool>) -> io::Result<()> {
+    let mut reader = BufReader::new(File::open(path)?);
+    let mut line = String::new();
+    loop {
+        line.clear();
+        if reader.read_line(&mut line)? == 0 || !each(&line)? {
+            return Ok(());
+        }
+    }
+}
+
+/// A line without its ending, as `str::lines` gives it.
+fn text_of(line: &str) -> &str {
+    let text = line.strip_suffix('\n').unwrap_or(line);
+    text.strip_suffix('\r').unwrap_or(text)
+}
+
+/// Whether a file is a transcript, reading it until its first `> ` line.
+fn file_is_transcript(path: &Path) -> io::Result<bool> {
+    let mut found = false;
+    each_line(path, |line| {
+        found = line.starts_with("> ");
+        Ok(!found)
+    })?;
+    Ok(found)
+}
+
+/// `streamlab run`: runs a command file (or a transcript's inputs), writing the transcript to
+/// `out` line by line as it goes, so a file of any length runs in the memory of its session.
+pub fn run_file(path: &Path, profile: Profile, out: &mut impl Write) -> io::Result<()> {
+    let transcript = file_is_transcript(path)?;
+    let mut script = Script::new(profile);
+    let mut printed = String::new();
+    each_line(path, |line| {
+        if let Some(line) = input(text_of(line), transcript) {
+            printed.clear();
+            script.line(line, &mut printed);
+            out.write_all(printed.as_bytes())?;
+        }
+        Ok(true)
+    })?;
+    out.flush()
+}
+
+/// What replaying a transcript found.
+#[derive(Debug, PartialEq, Eq)]
+pub enum Replayed {
+    /// It replays byte for byte.
+    Same,
+    /// It differs, and was rewritten with what it prints now.
+    Blessed,
+    /// It differs: the diff, expected against actual.
+    Differs(String),
+}
+
+/// `streamlab replay`: runs a transcript's inputs and compares what they print with the
+/// transcript as it is read, holding one line and the session. A difference is shown as a
+/// diff of the two whole texts (read again), or with `bless` the file is rewritten.
+pub fn replay_file(path: &Path, profile: Profile, bless: bool) -> io::Result<Replayed> {
+    let transcript = file_is_transcript(path)?;
+    let mut script = Script::new(profile);
+    // What the last input printed, matched against the file's lines up to `at`; `same` turns
+    // false at the first byte that differs (only then are whole texts needed, for the diff).
+    let mut printed = String::new();
+    let mut at = 0;
+    let mut same = true;
+    let mut blessed = if bless { Some(io::BufWriter::new(File::create(blessing(path))?)) } else { None };
+    each_line(path, |line| {
+        if let Some(input) = input(text_of(line), transcript) {
+            // An input line: what the previous input printed must all have been in the file.
+            same &= at == printed.len();
+            printed.clear();
+            at = 0;
+            script.line(input, &mut printed);
+            if let Some(file) = &mut blessed {
+                file.write_all(printed.as_bytes())?;
             }
-            if let Some(input) = line.strip_prefix("> ") {
-                Some(input)
-            } else if line.trim().is_empty() || line.starts_with('#') {
-                Some(line)
-            } else {
-                None
-            }
-        })
-        .collect()
+        }
+        if printed.get(at..).is_some_and(|rest| rest.starts_with(line)) {
+            at += line.len();
+        } else {
+            same = false;
+        }
+        Ok(same || blessed.is_some())
+    })?;
+    same &= at == printed.len();
+    if let Some(mut file) = blessed {
+        file.flush()?;
+        drop(file);
+        if same {
+            std::fs::remove_file(blessing(path))?;
+            return Ok(Replayed::Same);
+        }
+        std::fs::rename(blessing(path), path)?;
+        return Ok(Replayed::Blessed);
+    }
+    if same {
+        return Ok(Replayed::Same);
+    }
+    let expected = std::fs::read_to_string(path)?;
+    Ok(Replayed::Differs(diff(&expected, &run_script_as(&expected, profile))))
+}
+
+/// Where `--bless` writes a transcript's new text before it replaces the old.
+fn blessing(path: &Path) -> std::path::PathBuf {
+    let mut name = path.as_os_str().to_owned();
+    name.push(".blessing");
+    name.into()
 }
 
 /// A unified-style diff of two texts, line by line (empty when they are equal).
@@ -131,6 +272,55 @@ mod tests {
         assert!(out.contains("> XLEN s\n(integer) 1\n"), "{out}");
         // XLEN is a step too, so nothing is left to redo after it.
         assert!(out.ends_with("> :redo\n(error) nothing to redo\n"), "{out}");
+    }
+
+    /// A file under the target directory's temporary space, written with `text`.
+    fn file(name: &str, text: &str) -> std::path::PathBuf {
+        let dir = std::env::temp_dir().join(format!("streamlab-transcript-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join(name);
+        std::fs::write(&path, text).unwrap();
+        path
+    }
+
+    #[test]
+    fn files_run_and_replay_line_by_line_as_whole_texts_do() {
+        let commands = "XADD s 1-0 f v\r\n# note\n\nXRANGE s - +\n:undo\nXLEN s";
+        let path = file("commands.txt", commands);
+        let mut out = Vec::new();
+        run_file(&path, Profile::default(), &mut out).unwrap();
+        let transcript = run_script(commands);
+        assert_eq!(String::from_utf8(out).unwrap(), transcript);
+        let path = file("same.txt", &transcript);
+        assert_eq!(replay_file(&path, Profile::default(), false).unwrap(), Replayed::Same);
+        // A changed reply, a reply missing at the end, a missing final newline: each differs.
+        let changed = transcript.replace("(integer) 1", "(integer) 2");
+        for wrong in [changed.as_str(), transcript.strip_suffix("(integer) 1\n").unwrap(), transcript.trim_end()] {
+            let path = file("wrong.txt", wrong);
+            match replay_file(&path, Profile::default(), false).unwrap() {
+                Replayed::Differs(diff) => assert_eq!(diff, super::diff(wrong, &transcript)),
+                other => panic!("{other:?} for {wrong:?}"),
+            }
+        }
+        let path = file("bless.txt", &changed);
+        assert_eq!(replay_file(&path, Profile::default(), true).unwrap(), Replayed::Blessed);
+        assert_eq!(std::fs::read_to_string(&path).unwrap(), transcript);
+        assert_eq!(replay_file(&path, Profile::default(), true).unwrap(), Replayed::Same);
+        assert!(!blessing(&path).exists());
+    }
+
+    #[test]
+    fn a_script_keeps_a_bounded_history_and_says_so() {
+        let mut text: String = (0..3 * SCRIPT_HISTORY).map(|i| format!("XADD s {}-0 f v\n", i + 1)).collect();
+        text.push_str(&":undo\n".repeat(2 * SCRIPT_HISTORY));
+        text.push_str("XLEN s\n");
+        let out = run_script(&text);
+        assert!(
+            out.contains("(error) nothing to undo: this session keeps only its last 1000 steps"),
+            "undo past the window"
+        );
+        let kept: usize = out.rsplit("> XLEN s\n(integer) ").next().unwrap().trim().parse().unwrap();
+        assert!((SCRIPT_HISTORY..3 * SCRIPT_HISTORY).contains(&(3 * SCRIPT_HISTORY - kept)), "{kept} left");
     }
 
     #[test]

@@ -16,9 +16,16 @@
 //!
 //! Appending past the last key (how streams, their PELs and consumers' indexes grow) starts a
 //! new chunk when the last one is full instead of splitting it, so such maps stay packed.
+//!
+//! Chunks are shared between copies: cloning a map copies only the outer vector (a pointer
+//! per chunk), and a change copies the one chunk it touches if another copy still holds it.
+//! So the undo history's checkpoints (whole-session copies) cost a pointer per 64 entries
+//! plus the chunks changed since, not the data. `Arc` rather than `Rc`: the server moves its
+//! session to its event-loop thread.
 
 use std::borrow::Borrow;
 use std::ops::{Bound, Index, RangeBounds};
+use std::sync::Arc;
 
 /// The most entries a chunk holds. Small enough that inserting or removing at the front of a
 /// chunk (acks come oldest first) moves little, large enough that the outer vector of chunk
@@ -32,7 +39,7 @@ pub(crate) const CHUNK: usize = 64;
 /// the sum of the chunks' lengths.
 #[derive(Debug, Clone)]
 pub struct ChunkMap<K, V> {
-    chunks: Vec<Vec<(K, V)>>,
+    chunks: Vec<Arc<Vec<(K, V)>>>,
     len: usize,
 }
 
@@ -46,7 +53,8 @@ impl<K, V> Default for ChunkMap<K, V> {
 /// split into chunks.
 impl<K: PartialEq, V: PartialEq> PartialEq for ChunkMap<K, V> {
     fn eq(&self, other: &Self) -> bool {
-        self.len == other.len && self.chunks.iter().flatten().eq(other.chunks.iter().flatten())
+        self.len == other.len
+            && self.chunks.iter().flat_map(|c| c.iter()).eq(other.chunks.iter().flat_map(|c| c.iter()))
     }
 }
 
@@ -97,6 +105,11 @@ impl<K: Ord, V> ChunkMap<K, V> {
         self.len == 0
     }
 
+    /// How many chunks hold the entries: what a copy of the map costs (a pointer each).
+    pub fn chunk_count(&self) -> usize {
+        self.chunks.len()
+    }
+
     /// The value under `key`.
     pub fn get<Q: Ord + ?Sized>(&self, key: &Q) -> Option<&V>
     where
@@ -104,14 +117,6 @@ impl<K: Ord, V> ChunkMap<K, V> {
     {
         // `get`, not indexing: `find` found it (see `SortedMap::get`).
         self.find(key).and_then(|(at, i)| self.chunks.get(at)?.get(i)).map(|(_, v)| v)
-    }
-
-    /// The value under `key`, for changes.
-    pub fn get_mut<Q: Ord + ?Sized>(&mut self, key: &Q) -> Option<&mut V>
-    where
-        K: Borrow<Q>,
-    {
-        self.find(key).and_then(|(at, i)| self.chunks.get_mut(at)?.get_mut(i)).map(|(_, v)| v)
     }
 
     /// Whether `key` is in the map.
@@ -122,81 +127,6 @@ impl<K: Ord, V> ChunkMap<K, V> {
         self.find(key).is_some()
     }
 
-    /// Stores `value` under `key`; returns the value it replaced, if any.
-    pub fn insert(&mut self, key: K, value: V) -> Option<V> {
-        let (mut at, mut i) = self.seek(&key, true);
-        if let Some((k, v)) = self.chunks.get_mut(at).and_then(|chunk| chunk.get_mut(i)) {
-            if *k == key {
-                return Some(std::mem::replace(v, value));
-            }
-        }
-        self.len += 1;
-        if at == self.chunks.len() {
-            // Past the last key: onto the last chunk while it has room, else a new chunk.
-            match self.chunks.last_mut() {
-                Some(last) if last.len() < CHUNK => last.push((key, value)),
-                _ => self.chunks.push(vec![(key, value)]),
-            }
-            return None;
-        }
-        if self.chunks[at].len() == CHUNK {
-            let tail = self.chunks[at].split_off(CHUNK / 2);
-            self.chunks.insert(at + 1, tail);
-            if i > CHUNK / 2 {
-                at += 1;
-                i -= CHUNK / 2;
-            }
-        }
-        self.chunks[at].insert(i, (key, value));
-        None
-    }
-
-    /// The value under `key`, inserting `make()` under a key built from `key` first if it is
-    /// missing (the owned key is only built then).
-    pub fn get_or_insert_with<Q: Ord + ?Sized>(&mut self, key: &Q, make: impl FnOnce() -> V) -> &mut V
-    where
-        K: Borrow<Q> + for<'q> From<&'q Q>,
-    {
-        // One search when the key is there (every XADD to an existing stream comes here).
-        let (at, i) = match self.find(key) {
-            Some(found) => found,
-            None => {
-                self.insert(K::from(key), make());
-                self.find(key).expect("the key was just inserted")
-            }
-        };
-        &mut self.chunks[at][i].1
-    }
-
-    /// Removes `key`; returns its value, if it was there.
-    pub fn remove<Q: Ord + ?Sized>(&mut self, key: &Q) -> Option<V>
-    where
-        K: Borrow<Q>,
-    {
-        let (at, i) = self.find(key)?;
-        Some(self.remove_at(at, i).1)
-    }
-
-    /// Removes the entry at a valid position, and mends the chunk it leaves: an empty chunk
-    /// goes, a chunk under a quarter full joins a neighbour that has room for it.
-    fn remove_at(&mut self, at: usize, i: usize) -> (K, V) {
-        let entry = self.chunks[at].remove(i);
-        self.len -= 1;
-        let left = self.chunks[at].len();
-        if left == 0 {
-            self.chunks.remove(at);
-        } else if left < CHUNK / 4 {
-            if self.chunks.get(at + 1).is_some_and(|next| left + next.len() <= CHUNK) {
-                let next = self.chunks.remove(at + 1);
-                self.chunks[at].extend(next);
-            } else if at > 0 && self.chunks[at - 1].len() + left <= CHUNK {
-                let this = self.chunks.remove(at);
-                self.chunks[at - 1].extend(this);
-            }
-        }
-        entry
-    }
-
     /// The entry with the smallest key.
     pub fn first_key_value(&self) -> Option<(&K, &V)> {
         self.chunks.first().and_then(|chunk| chunk.first()).map(|(k, v)| (k, v))
@@ -205,11 +135,6 @@ impl<K: Ord, V> ChunkMap<K, V> {
     /// The entry with the largest key.
     pub fn last_key_value(&self) -> Option<(&K, &V)> {
         self.chunks.last().and_then(|chunk| chunk.last()).map(|(k, v)| (k, v))
-    }
-
-    /// The value under the largest key, for changes.
-    pub fn last_value_mut(&mut self) -> Option<&mut V> {
-        self.chunks.last_mut().and_then(|chunk| chunk.last_mut()).map(|(_, v)| v)
     }
 
     /// The entries whose keys fall in `range`, in key order. An empty or inverted range
@@ -254,7 +179,7 @@ impl<K: Ord, V> ChunkMap<K, V> {
             if chunk.is_empty() || chunk.len() > CHUNK {
                 return Err(format!("a chunk of {} entries", chunk.len()));
             }
-            for (k, _) in chunk {
+            for (k, _) in chunk.iter() {
                 if previous.is_some_and(|p| p >= k) {
                     return Err("keys out of order".to_owned());
                 }
@@ -266,6 +191,125 @@ impl<K: Ord, V> ChunkMap<K, V> {
             return Err(format!("len {} but {counted} entries", self.len));
         }
         Ok(())
+    }
+}
+
+/// Changes: each copies the chunk it touches first if another copy of the map shares it.
+impl<K: Ord + Clone, V: Clone> ChunkMap<K, V> {
+    /// The value under `key`, for changes.
+    pub fn get_mut<Q: Ord + ?Sized>(&mut self, key: &Q) -> Option<&mut V>
+    where
+        K: Borrow<Q>,
+    {
+        let (at, i) = self.find(key)?;
+        self.chunk_mut(at)?.get_mut(i).map(|(_, v)| v)
+    }
+
+    /// Chunk `at`, for changes: copied first if another copy of the map shares it.
+    fn chunk_mut(&mut self, at: usize) -> Option<&mut Vec<(K, V)>> {
+        self.chunks.get_mut(at).map(unshare)
+    }
+
+    /// Stores `value` under `key`; returns the value it replaced, if any.
+    pub fn insert(&mut self, key: K, value: V) -> Option<V> {
+        let (mut at, mut i) = self.seek(&key, true);
+        if self.chunks.get(at).and_then(|chunk| chunk.get(i)).is_some_and(|(k, _)| *k == key) {
+            let (_, v) = self.chunk_mut(at)?.get_mut(i)?;
+            return Some(std::mem::replace(v, value));
+        }
+        self.len += 1;
+        if at == self.chunks.len() {
+            // Past the last key: onto the last chunk while it has room, else a new chunk.
+            match self.chunks.last_mut() {
+                Some(last) if last.len() < CHUNK => unshare(last).push((key, value)),
+                _ => self.chunks.push(Arc::new(vec![(key, value)])),
+            }
+            return None;
+        }
+        if self.chunks[at].len() == CHUNK {
+            let tail = unshare(&mut self.chunks[at]).split_off(CHUNK / 2);
+            self.chunks.insert(at + 1, Arc::new(tail));
+            if i > CHUNK / 2 {
+                at += 1;
+                i -= CHUNK / 2;
+            }
+        }
+        unshare(&mut self.chunks[at]).insert(i, (key, value));
+        None
+    }
+
+    /// The value under `key`, inserting `make()` under a key built from `key` first if it is
+    /// missing (the owned key is only built then).
+    pub fn get_or_insert_with<Q: Ord + ?Sized>(&mut self, key: &Q, make: impl FnOnce() -> V) -> &mut V
+    where
+        K: Borrow<Q> + for<'q> From<&'q Q>,
+    {
+        // One search when the key is there (every XADD to an existing stream comes here).
+        let (at, i) = match self.find(key) {
+            Some(found) => found,
+            None => {
+                self.insert(K::from(key), make());
+                self.find(key).expect("the key was just inserted")
+            }
+        };
+        &mut unshare(&mut self.chunks[at])[i].1
+    }
+
+    /// Removes `key`; returns its value, if it was there.
+    pub fn remove<Q: Ord + ?Sized>(&mut self, key: &Q) -> Option<V>
+    where
+        K: Borrow<Q>,
+    {
+        let (at, i) = self.find(key)?;
+        Some(self.remove_at(at, i).1)
+    }
+
+    /// Removes the entry at a valid position, and mends the chunk it leaves: an empty chunk
+    /// goes, a chunk under a quarter full joins a neighbour that has room for it.
+    fn remove_at(&mut self, at: usize, i: usize) -> (K, V) {
+        let chunk = unshare(&mut self.chunks[at]);
+        let entry = chunk.remove(i);
+        let left = chunk.len();
+        self.len -= 1;
+        if left == 0 {
+            self.chunks.remove(at);
+        } else if left < CHUNK / 4 {
+            // Into the next chunk's place if they fit together, else into the previous one's.
+            let fits = |other: Option<&Arc<Vec<(K, V)>>>| other.is_some_and(|c| left + c.len() <= CHUNK);
+            let first = if fits(self.chunks.get(at + 1)) {
+                Some(at)
+            } else if at > 0 && fits(self.chunks.get(at - 1)) {
+                Some(at - 1)
+            } else {
+                None
+            };
+            if let Some(first) = first {
+                let mut second = self.chunks.remove(first + 1);
+                let moved = std::mem::take(unshare(&mut second));
+                unshare(&mut self.chunks[first]).extend(moved);
+            }
+        }
+        entry
+    }
+
+    /// The value under the largest key, for changes.
+    pub fn last_value_mut(&mut self) -> Option<&mut V> {
+        self.chunks.last_mut().map(unshare).and_then(|chunk| chunk.last_mut()).map(|(_, v)| v)
+    }
+}
+
+/// The value behind `arc`, for changes: copied first if another copy shares it. `Arc::make_mut`
+/// does the same but also handles weak pointers, which nothing here makes: this is half its
+/// code in each of the engine's instantiations (the browser bundles' budgets count it), and it
+/// stays out of line: inlined at each change of each map it was several KB of the bundles.
+#[inline(never)]
+pub(crate) fn unshare<T: Clone>(arc: &mut Arc<T>) -> &mut T {
+    if Arc::get_mut(arc).is_none() {
+        *arc = Arc::new(T::clone(arc));
+    }
+    match Arc::get_mut(arc) {
+        Some(value) => value,
+        None => unreachable!("a fresh Arc is not shared"),
     }
 }
 
@@ -291,7 +335,7 @@ impl<'a, K: Ord, V> IntoIterator for &'a ChunkMap<K, V> {
 /// `(&key, &value)` like a `BTreeMap`'s.
 #[derive(Debug)]
 pub struct ChunkRange<'a, K, V> {
-    chunks: &'a [Vec<(K, V)>],
+    chunks: &'a [Arc<Vec<(K, V)>>],
     front: Pos,
     back: Pos,
 }
@@ -341,7 +385,7 @@ impl<K, V> DoubleEndedIterator for ChunkRange<'_, K, V> {
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct ChunkSet<T>(ChunkMap<T, ()>);
 
-impl<T: Ord> ChunkSet<T> {
+impl<T: Ord + Clone> ChunkSet<T> {
     /// An empty set.
     pub const fn new() -> Self {
         ChunkSet(ChunkMap::new())
@@ -355,6 +399,11 @@ impl<T: Ord> ChunkSet<T> {
     /// Whether the set is empty.
     pub fn is_empty(&self) -> bool {
         self.0.is_empty()
+    }
+
+    /// How many chunks hold the items (see [`ChunkMap::chunk_count`]).
+    pub fn chunk_count(&self) -> usize {
+        self.0.chunk_count()
     }
 
     /// Whether `item` is in the set.

@@ -1,8 +1,11 @@
 //! A stream: its nodes of entries, the metadata Redis keeps beside them, and its groups.
 
-use std::cell::Cell;
+use std::sync::atomic::AtomicBool;
+use std::sync::atomic::AtomicU64;
+use std::sync::atomic::Ordering::Relaxed;
+use std::sync::Arc;
 
-use crate::chunked::ChunkMap;
+use crate::chunked::{unshare, ChunkMap};
 use crate::group::{ConsumerName, Group};
 use crate::id::{AddId, StreamId};
 use crate::node::{Live, Node, RawEntry};
@@ -169,7 +172,9 @@ pub enum CounterRules {
 /// A stream value.
 #[derive(Debug, Clone, Default)]
 pub struct Stream {
-    nodes: ChunkMap<StreamId, Node>,
+    /// Behind an `Arc` each, so a copy of the stream (an undo checkpoint) shares its nodes
+    /// and a change copies only the node it touches.
+    nodes: ChunkMap<StreamId, Arc<Node>>,
     length: u64,
     last_id: StreamId,
     first_id: StreamId,
@@ -187,7 +192,42 @@ pub struct Stream {
     /// destroying a group leaves it as it was, so after XGROUP DESTROY the ACKED policy can
     /// keep answering "not delivered" for a group that no longer exists, even with no groups
     /// left at all.
-    min_group_last_id: Cell<Option<StreamId>>,
+    min_group_last_id: FloorCache,
+}
+
+/// The ACKED cache's cell: filled and cleared through `&self` (it is a cache, not content).
+/// Atomics rather than a `Cell`: a session, streams and all, moves to the server's event-loop
+/// thread, and undo checkpoints share streams through `Arc`s, which needs `Sync`. Only one
+/// thread ever touches a session, so relaxed loads and stores are exact (and on wasm they are
+/// plain ones; a mutex here cost the bundles most of a KB).
+#[derive(Debug, Default)]
+struct FloorCache {
+    known: AtomicBool,
+    ms: AtomicU64,
+    seq: AtomicU64,
+}
+
+impl FloorCache {
+    fn get(&self) -> Option<StreamId> {
+        let id = StreamId { ms: self.ms.load(Relaxed), seq: self.seq.load(Relaxed) };
+        self.known.load(Relaxed).then_some(id)
+    }
+
+    fn set(&self, floor: Option<StreamId>) {
+        if let Some(id) = floor {
+            self.ms.store(id.ms, Relaxed);
+            self.seq.store(id.seq, Relaxed);
+        }
+        self.known.store(floor.is_some(), Relaxed);
+    }
+}
+
+impl Clone for FloorCache {
+    fn clone(&self) -> FloorCache {
+        let copy = FloorCache::default();
+        copy.set(self.get());
+        copy
+    }
 }
 
 /// Streams compare by content. The ACKED cache is left out: filling it is not a change of the
@@ -256,7 +296,7 @@ impl Stream {
     }
 
     /// The nodes, by master id.
-    pub fn nodes(&self) -> &ChunkMap<StreamId, Node> {
+    pub fn nodes(&self) -> &ChunkMap<StreamId, Arc<Node>> {
         &self.nodes
     }
 
@@ -331,11 +371,11 @@ impl Stream {
         };
         if full {
             if let Some(tail) = self.nodes.last_value_mut() {
-                tail.seal();
+                unshare(tail).seal();
             }
-            self.nodes.insert(id, Node::new(id, fields));
+            self.nodes.insert(id, Arc::new(Node::new(id, fields)));
         }
-        self.nodes.last_value_mut().expect("a tail node exists").append(id, fields);
+        unshare(self.nodes.last_value_mut().expect("a tail node exists")).append(id, fields);
         self.length += 1;
         self.entries_added += 1;
         self.last_id = id;
@@ -368,7 +408,7 @@ impl Stream {
                     .take_while(move |(_, n)| n.last_id >= start)
                     .flat_map(|(_, n)| {
                         let raws: Vec<RawEntry> = n.live().collect();
-                        raws.into_iter().rev().map(move |r| (n, r))
+                        raws.into_iter().rev().map(move |r| (&**n, r))
                     })
                     .skip_while(move |(_, r)| r.id > end)
                     .take_while(move |(_, r)| r.id >= start),
@@ -378,7 +418,7 @@ impl Stream {
             Walk::Left(
                 self.nodes
                     .range(from..)
-                    .flat_map(|(_, n)| n.live().map(move |r| (n, r)))
+                    .flat_map(|(_, n)| n.live().map(move |r| (&**n, r)))
                     .skip_while(move |(_, r)| r.id < start)
                     .take_while(move |(_, r)| r.id <= end),
             )
@@ -440,7 +480,7 @@ impl Stream {
     /// it are left alone, as in Redis.
     pub fn delete(&mut self, id: StreamId) -> bool {
         let Some((key, raw)) = self.locate(id) else { return false };
-        let node = self.nodes.get_mut(&key).expect("located node exists");
+        let node = unshare(self.nodes.get_mut(&key).expect("located node exists"));
         // `locate` finds live entries only, so this marks a live one.
         node.mark_deleted(&raw);
         // A node whose last live entry goes is freed; tombstones alone are not kept.

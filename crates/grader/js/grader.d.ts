@@ -80,12 +80,28 @@ export interface Snapshot {
   channels: { name: string; pattern: boolean; subscribers: string[] }[];
 }
 
+/** What `Session.run` did with a batch of lines. */
+export interface Ran {
+  /** Lines run (blank and comment lines count). */
+  lines: number;
+  /** The lines that printed an error: index (from 0) and what they printed. */
+  errors: { line: number; text: string }[];
+  /** The last line's result in full. */
+  last: Executed;
+}
+
 export class Session {
-  /** Throws on an unknown profile. `clock` is the virtual clock's start (Unix ms). */
-  constructor(options?: { profile?: string; clock?: number });
+  /**
+   * Throws on an unknown profile. `clock` is the virtual clock's start (Unix ms). `history`
+   * keeps only about the last that many steps for undo (default: all), so a long log costs
+   * only its session's memory; `script()` then throws once steps are forgotten.
+   */
+  constructor(options?: { profile?: string; clock?: number; history?: number });
   execute(line: string): Executed;
-  run(log: string | string[]): Executed[];
+  /** Runs many lines in one call into the wasm (cheaper than `execute` per line). */
+  run(log: string | string[]): Ran;
   snapshot(): Snapshot;
+  /** Throws when a bounded `history` has forgotten steps. */
   script(): string;
   readonly profile: string;
   readonly now: number;

@@ -28,10 +28,11 @@ pub struct Grader {
 #[wasm_bindgen]
 impl Grader {
     /// A session answering as `profile` (`redis-8.2` by default), its virtual clock starting
-    /// at `clock` (Unix ms). Throws on an unknown profile.
+    /// at `clock` (Unix ms), keeping the last `history` steps for undo (all by default).
+    /// Throws on an unknown profile.
     #[wasm_bindgen(constructor)]
-    pub fn new(profile: Option<String>, clock: Option<f64>) -> Result<Grader, JsError> {
-        match Headless::create(profile.as_deref(), clock.map(|c| c as i64)) {
+    pub fn new(profile: Option<String>, clock: Option<f64>, history: Option<u32>) -> Result<Grader, JsError> {
+        match Headless::create(profile.as_deref(), clock.map(|c| c as i64), history.map(|h| h as usize)) {
             Ok(inner) => Ok(Grader { inner }),
             Err(error) => Err(js_error(error)),
         }
@@ -40,6 +41,11 @@ impl Grader {
     /// Runs one line; JSON of `Executed`.
     pub fn execute(&mut self, line: &str) -> String {
         json(&self.inner.execute_line(line))
+    }
+
+    /// Runs many lines in one call; compact JSON (see `Headless::run_lines`).
+    pub fn run(&mut self, text: &str) -> String {
+        self.inner.run_lines(text)
     }
 
     /// The state as the playground's pictures see it (JSON of its `SnapshotView`).
@@ -57,9 +63,13 @@ impl Grader {
         self.inner.now() as f64
     }
 
-    /// A command file that rebuilds the session (`:as` and `:clock` lines included).
-    pub fn script(&self) -> String {
-        self.inner.script()
+    /// A command file that rebuilds the session (`:as` and `:clock` lines included); throws
+    /// once a bounded history has forgotten steps.
+    pub fn script(&self) -> Result<String, JsError> {
+        match self.inner.script() {
+            Ok(script) => Ok(script),
+            Err(error) => Err(js_error(error)),
+        }
     }
 }
 

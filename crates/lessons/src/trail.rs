@@ -84,7 +84,7 @@ impl Trail {
             if let Step::Execute { conn, args, .. } = &record.step {
                 let replies = &record.output.replies;
                 let conn = console.label(*conn);
-                trail.transact(&mut open, &conn, args.first().map(Vec::as_slice).unwrap_or_default(), replies);
+                trail.transact(&mut open, &conn, args.iter().next().unwrap_or_default(), replies);
                 // At most one wait per connection (`remove`, not `retain`: one generic fewer).
                 if let Some(at) = waiting.iter().position(|(c, _)| *c == conn) {
                     waiting.remove(at);
@@ -94,7 +94,7 @@ impl Trail {
                 }
                 let queued = matches!(replies.as_slice(), [Reply::Status(s)] if s == "QUEUED");
                 let mut texts = Vec::new();
-                for arg in args {
+                for arg in args.iter() {
                     texts.push(lossy(arg));
                 }
                 trail.acts.push(Act {

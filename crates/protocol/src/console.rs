@@ -25,7 +25,7 @@ pub use names::{split_prefix, valid_conn_name};
 
 use crate::command::{self, CommandSpec};
 use crate::format::{format_raw, format_reply, prints_raw, quote_bytes, SUBSCRIBE_BANNER};
-use crate::history::{Step, Timeline};
+use crate::history::{Keep, Step, Timeline};
 use crate::profile::{Capabilities, Profile};
 use crate::reply::Reply;
 #[cfg(feature = "host")]
@@ -116,7 +116,25 @@ pub struct Console {
     /// The connection the console started on (a script's lines start there).
     first: String,
     current: String,
-    interactive: bool,
+    /// Set by [`Console::interactive`]: what only an interactive console does. Function
+    /// pointers, not a flag, so that a console never made interactive (the grader) does not
+    /// carry that code and its texts, which its wasm budget counts.
+    interactive: Option<Interactive>,
+}
+
+/// [`Interactive::before`]'s signature.
+type BeforeCommand = fn(&Console, ConnId, &[Vec<u8>], &mut Vec<Output>) -> bool;
+
+/// What an interactive console does beyond running lines, as redis-cli does at a terminal.
+#[derive(Debug, Clone, Copy)]
+struct Interactive {
+    /// Answers a `help` line.
+    help: fn(&str, &Capabilities) -> Option<String>,
+    /// Before a command runs on a connection: what redis-cli prints first (the SUBSCRIBE
+    /// banner), or false when it refuses the line (the connection waits for a reply).
+    before: BeforeCommand,
+    /// After it ran: says undone steps were set aside, and closes the tab QUIT closed.
+    after: fn(&mut Console, ConnId, Option<usize>, bool, &mut Vec<Output>),
 }
 
 impl Default for Console {
@@ -154,7 +172,7 @@ impl Console {
         let mut names = names::Names::new(session.next_conn_id());
         names.add(DEFAULT_CONNECTION, &session);
         let first = DEFAULT_CONNECTION.to_owned();
-        Console { timeline: Timeline::new(session), names, current: first.clone(), first, interactive: false }
+        Console { timeline: Timeline::new(session), names, current: first.clone(), first, interactive: None }
     }
 
     /// A console whose connections `names` (at least one) are open before its history starts,
@@ -166,13 +184,21 @@ impl Console {
             named.bind(name, session.connect());
         }
         let first = names[0].to_owned();
-        Console { timeline: Timeline::new(session), names: named, current: first.clone(), first, interactive: false }
+        Console { timeline: Timeline::new(session), names: named, current: first.clone(), first, interactive: None }
     }
 
     /// Makes the console answer `help` itself and print the SUBSCRIBE banner, as interactive
     /// redis-cli does.
     pub fn interactive(mut self) -> Console {
-        self.interactive = true;
+        self.interactive =
+            Some(Interactive { help: help_reply, before: Console::before_command, after: Console::after_command });
+        self
+    }
+
+    /// Keeps only as much undo history as `keep` says (a script runner or a grader replaying a
+    /// long log needs little of it; see [`Keep`]).
+    pub fn keeping(mut self, keep: Keep) -> Console {
+        self.timeline.set_keep(keep);
         self
     }
 
@@ -251,8 +277,8 @@ impl Console {
                 rest
             }
         };
-        if self.interactive {
-            if let Some(text) = help_reply(trimmed, self.session().capabilities()) {
+        if let Some(interactive) = self.interactive {
+            if let Some(text) = (interactive.help)(trimmed, self.session().capabilities()) {
                 out.push(Output::new(OutputKind::Info, text));
                 return out;
             }
@@ -267,25 +293,9 @@ impl Console {
         if args.is_empty() {
             return out;
         }
-        let subscribing =
-            ["subscribe", "psubscribe", "ssubscribe"].iter().any(|s| args[0].eq_ignore_ascii_case(s.as_bytes()));
-        if self.interactive && subscribing {
-            // redis-cli announces a subscription before printing its confirmations.
-            out.push(Output::new(OutputKind::Info, SUBSCRIBE_BANNER));
-        }
         let conn = self.names.conn_for(&self.current, self.timeline.session());
-        if self.interactive {
-            if let Some(waiting) = self.session().conn(conn).filter(|c| c.waiting()) {
-                // redis-cli sends nothing while a command of its waits: the line is not run.
-                let on = match waiting.blocked() {
-                    Some(block) => command_line(&block.args),
-                    None => "CLIENT PAUSE to end".to_owned(),
-                };
-                let text = format!(
-                    "(refused) {} is waiting for {on}; nothing else runs on it until that is served. Serve it from another connection, move the clock, or switch with :as NAME",
-                    self.current
-                );
-                out.push(Output::new(OutputKind::Error, text));
+        if let Some(interactive) = self.interactive {
+            if !(interactive.before)(self, conn, &args, &mut out) {
                 return out;
             }
         }
@@ -300,11 +310,40 @@ impl Console {
         // Only the host feature's commands ask anything of the host (the grader has none).
         #[cfg(feature = "host")]
         self.host_requests(conn, _requests, &mut out);
-        self.set_aside_note(undone, &mut out);
-        if executed.close && self.interactive {
-            self.closed_by_quit(conn, &mut out);
+        if let Some(interactive) = self.interactive {
+            (interactive.after)(self, conn, undone, executed.close, &mut out);
         }
         out
+    }
+
+    /// [`Interactive::before`].
+    fn before_command(&self, conn: ConnId, args: &[Vec<u8>], out: &mut Vec<Output>) -> bool {
+        let subscribing =
+            ["subscribe", "psubscribe", "ssubscribe"].iter().any(|s| args[0].eq_ignore_ascii_case(s.as_bytes()));
+        if subscribing {
+            // redis-cli announces a subscription before printing its confirmations.
+            out.push(Output::new(OutputKind::Info, SUBSCRIBE_BANNER));
+        }
+        let Some(waiting) = self.session().conn(conn).filter(|c| c.waiting()) else { return true };
+        // redis-cli sends nothing while a command of its waits: the line is not run.
+        let on = match waiting.blocked() {
+            Some(block) => command_line(&block.args),
+            None => "CLIENT PAUSE to end".to_owned(),
+        };
+        let text = format!(
+            "(refused) {} is waiting for {on}; nothing else runs on it until that is served. Serve it from another connection, move the clock, or switch with :as NAME",
+            self.current
+        );
+        out.push(Output::new(OutputKind::Error, text));
+        false
+    }
+
+    /// [`Interactive::after`].
+    fn after_command(&mut self, conn: ConnId, undone: Option<usize>, closed: bool, out: &mut Vec<Output>) {
+        self.set_aside_note(undone, out);
+        if closed {
+            self.closed_by_quit(conn, out);
+        }
     }
 
     /// The position before the undone steps, if any are undone: recording a step sets the
@@ -314,11 +353,12 @@ impl Console {
         (position < self.timeline.records().len()).then_some(position)
     }
 
-    /// Says (interactively) that the undone steps were set aside by the step just recorded.
+    /// Says that the undone steps were set aside by the step just recorded.
     fn set_aside_note(&self, undone: Option<usize>, out: &mut Vec<Output>) {
-        if let (Some(at), true) = (undone, self.interactive) {
+        if let Some(at) = undone {
             let n = self.timeline.branches().len();
             // One message for one step or many: each formatted message costs the grader's wasm.
+            let at = at + self.timeline.forgotten();
             let text = format!("(what was undone after step {at} is set aside, not lost: :branch {n} brings it back)");
             out.push(Output::new(OutputKind::Info, text));
         }
@@ -399,7 +439,13 @@ impl Console {
             },
             (Some("undo"), None, None) => {
                 if !self.undo() {
-                    out.push(error("(error) nothing to undo".to_owned()));
+                    let text = match self.timeline.keep() {
+                        Keep::Last(steps) if self.timeline.forgotten() > 0 => {
+                            format!("(error) nothing to undo: this session keeps only its last {steps} steps")
+                        }
+                        _ => "(error) nothing to undo".to_owned(),
+                    };
+                    out.push(error(text));
                 }
             }
             (Some("redo"), None, None) => {
@@ -419,9 +465,10 @@ impl Console {
             // as another server.
             (Some("profile"), Some(name), None) => match name.parse::<Profile>() {
                 Ok(profile) => {
-                    let interactive = self.interactive;
-                    *self = Console::with_profile(profile);
-                    self.interactive = interactive;
+                    let mut fresh = Console::with_profile(profile);
+                    fresh.timeline.keep_like(&self.timeline);
+                    fresh.interactive = self.interactive;
+                    *self = fresh;
                 }
                 Err(e) => out.push(error(format!("(error) {e}"))),
             },
@@ -436,7 +483,7 @@ impl Console {
     /// The entries `:fill` made in the steps applied so far. The budget counts these, not what
     /// the streams hold now: a fill's entries stay in the history's copies after a DEL.
     fn filled(&self) -> u64 {
-        let mut filled = 0u64;
+        let mut filled = self.timeline.forgotten_fills();
         for record in self.timeline.records().get(..self.timeline.position()).unwrap_or_default() {
             if let Step::Fill { count, .. } = record.step {
                 filled = filled.saturating_add(count);
@@ -494,7 +541,8 @@ impl Console {
         let at = self.timeline.branches().get(index)?.at();
         self.timeline.switch_branch(index);
         self.names.follow(self.timeline.session());
-        let back = self.timeline.position();
+        // Steps count from the session's start, forgotten ones included (as a branch's does).
+        let back = self.timeline.position() + self.timeline.forgotten();
         Some(format!("(back to step {back}; what followed step {at} is set aside: :branch brings it back)"))
     }
 
@@ -502,7 +550,7 @@ impl Console {
     /// move (relative to the time before it), the command itself otherwise.
     pub fn step_line(&self, step: &Step, time_before: i64) -> String {
         match step {
-            Step::Execute { args, .. } => command_line(args),
+            Step::Execute { args, .. } => command_line(&args.to_vecs()),
             Step::AdvanceTo { now } => format!(":clock +{}", now - time_before),
             Step::Disconnect { conn } => format!("# {} disconnected", self.label(*conn)),
             Step::Fill { key, count, .. } => format!(":fill {} {count}", String::from_utf8_lossy(key)),

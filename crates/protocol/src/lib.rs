@@ -30,7 +30,7 @@ pub mod tokenize;
 pub use console::{Console, Output, OutputKind};
 pub use error::{CmdError, Msg};
 pub use format::{format_reply, format_reply_to, quote_bytes, SUBSCRIBE_BANNER};
-pub use history::{Record, Step, StepOutput, Timeline};
+pub use history::{Keep, Record, Step, StepOutput, Timeline, Words};
 pub use profile::{Capabilities, Profile, UnknownProfile, PROFILES};
 pub use reply::Reply;
 pub use request::{parse_request, Args, RequestParser};

@@ -351,6 +351,11 @@ impl Session {
         self.state.now
     }
 
+    /// How many connections are open.
+    pub fn conn_count(&self) -> usize {
+        self.state.conns.len()
+    }
+
     /// One connection's state.
     pub fn conn(&self, id: ConnId) -> Option<&Conn> {
         self.state.conns.get(&id)

@@ -196,7 +196,7 @@ impl Script {
                 self.deliveries(console, &output.deliveries);
             }
             Step::Execute { conn, args, .. } => {
-                self.execute(console, *conn, args, &output.replies);
+                self.execute(console, *conn, &args.to_vecs(), &output.replies);
                 self.deliveries(console, &output.deliveries);
             }
         }

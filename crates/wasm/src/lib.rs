@@ -14,6 +14,8 @@ pub mod lesson;
 pub mod share;
 pub mod view;
 
+use std::rc::Rc;
+
 use serde::Serialize;
 use streamlab_engine::{IdMode, StreamId};
 use streamlab_protocol::history::{Record, Step};
@@ -148,7 +150,9 @@ pub struct Playground {
     spec: SessionSpec,
     /// The blocks of big streams the learner opened (a view setting: time travel keeps it).
     opened: Opened,
-    snapshot: SnapshotView,
+    /// Shared with the page's state, which keeps the one before too: a snapshot is large,
+    /// and copying it on every step was a copy too many (and its code in the bundle).
+    snapshot: Rc<SnapshotView>,
     /// `described[i]` is what step `i + 1` printed and changed, kept from when it was
     /// recorded; as long as the recorded steps.
     described: Vec<Described>,
@@ -160,7 +164,7 @@ impl Playground {
     pub fn new(spec: &SessionSpec) -> Playground {
         let console = start_console(spec);
         let opened = Opened::default();
-        let snapshot = view::snapshot(&console, &opened);
+        let snapshot = Rc::new(view::snapshot(&console, &opened));
         let spec = SessionSpec { log: String::new(), ..spec.clone() };
         Playground { console, spec, opened, snapshot, described: Vec::new() }
     }
@@ -198,14 +202,14 @@ impl Playground {
             .map(|r| self.describe(r, Vec::new()))
             .collect();
         self.described.extend(described);
-        self.snapshot = view::snapshot(&self.console, &self.opened);
+        self.snapshot = Rc::new(view::snapshot(&self.console, &self.opened));
     }
 
     /// A playground over a console that already has a history (a lesson's task start, whose
     /// setup steps stay visible in the timeline). `clock` is where its clock started.
     pub fn from_console(console: Console, clock: i64) -> Playground {
         let opened = Opened::default();
-        let snapshot = view::snapshot(&console, &opened);
+        let snapshot = Rc::new(view::snapshot(&console, &opened));
         // The lesson's profile, so the header, Reset and share links keep answering as it does.
         let spec = SessionSpec { clock, profile: console.session().profile(), ..SessionSpec::default() };
         let mut playground = Playground { console, spec, opened, snapshot, described: Vec::new() };
@@ -234,7 +238,7 @@ impl Playground {
     }
 
     /// The state as of the current step.
-    pub fn snapshot(&self) -> &SnapshotView {
+    pub fn snapshot(&self) -> &Rc<SnapshotView> {
         &self.snapshot
     }
 
@@ -399,17 +403,17 @@ impl Playground {
             let described = self.describe(record, Vec::new());
             self.described.push(described);
         }
-        self.snapshot = after;
+        self.snapshot = Rc::new(after);
     }
 
     /// A recorded step with what it printed and `changes`.
     fn describe(&self, record: &Record, changes: Vec<String>) -> Described {
-        let args: &[Vec<u8>] = match &record.step {
-            Step::Execute { args, .. } => args,
-            _ => &[],
+        let args = match &record.step {
+            Step::Execute { args, .. } => args.to_vecs(),
+            _ => Vec::new(),
         };
         let mut output: Vec<OutputView> =
-            record.output.replies.iter().map(|r| OutputView::reply(None, args, r)).collect();
+            record.output.replies.iter().map(|r| OutputView::reply(None, &args, r)).collect();
         output.extend(
             record.output.deliveries.iter().map(|d| OutputView::reply(Some(self.console.label(d.conn)), &[], &d.reply)),
         );
@@ -427,11 +431,14 @@ impl Playground {
         let records = timeline.records();
         let to = to.min(records.len());
         let from = from.min(to);
-        // The clock before each step, to print clock moves as +MS.
+        // The clock before each step, to print clock moves as +MS: the reading of the latest
+        // step before `from` that has one (a command reads the clock, a move sets it), found
+        // from `from` back so that listing the last steps costs the same at any length.
         let mut time = self.spec.clock;
-        for record in &records[..from] {
-            if let Step::AdvanceTo { now } = record.step {
+        for record in records[..from].iter().rev() {
+            if let Step::Execute { now, .. } | Step::AdvanceTo { now } | Step::Fill { now, .. } = record.step {
                 time = now;
+                break;
             }
         }
         let mut views = Vec::with_capacity(to - from);
@@ -572,6 +579,18 @@ mod tests {
         assert_eq!(shown.len(), SHOWN_LINES + 1);
         assert_eq!(shown[SHOWN_LINES], "… 400 more lines not shown");
         assert_eq!(p.steps(300, 301)[0].output, out);
+    }
+
+    #[test]
+    fn a_window_of_steps_prints_clock_moves_as_the_whole_list_does() {
+        let mut p =
+            playground(&["XADD s 1-0 f v", ":clock +500", ":fill s 3", "XLEN s", ":clock +20", ":as bob", "PING"]);
+        p.advance(70, false);
+        let all: Vec<String> = p.steps(0, 100).into_iter().map(|s| s.line).collect();
+        assert!(all.iter().filter(|l| l.starts_with(":clock +")).count() >= 3, "{all:?}");
+        for (from, line) in all.iter().enumerate() {
+            assert_eq!(&p.steps(from, from + 1)[0].line, line, "step {from}");
+        }
     }
 
     #[test]

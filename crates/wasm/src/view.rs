@@ -28,6 +28,10 @@ pub const PENDING_CAP: usize = 200;
 /// At most this many received Pub/Sub messages are kept per connection.
 pub const MESSAGES_KEPT: usize = 20;
 
+/// How many of the latest applied steps are searched for those messages: every redraw
+/// searches, so it must not cost more as the history grows.
+pub const MESSAGES_SEARCHED: usize = 10_000;
+
 /// Everything the pictures show, at one step of the history.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct SnapshotView {
@@ -287,7 +291,7 @@ impl Opened {
         opened.retain(|id| !page.contains(id));
         opened.extend(page);
         // Keep within the cap, closing the oldest openings first.
-        let size = |id: &StreamId| stream.nodes().get(id).map_or(0, Node::members);
+        let size = |id: &StreamId| stream.nodes().get(id).map_or(0, |n| n.members());
         let mut total: u64 = opened.iter().map(size).sum();
         while total > OPEN_CAP && opened.len() > 1 {
             total -= size(&opened.remove(0));
@@ -367,11 +371,15 @@ pub fn snapshot(console: &Console, opened: &Opened) -> SnapshotView {
     }
 }
 
-/// The last Pub/Sub messages a connection received, from the applied history.
+/// The last Pub/Sub messages a connection received, from the latest [`MESSAGES_SEARCHED`]
+/// applied steps.
 fn messages(console: &Console, conn: u64) -> Vec<MessageView> {
     let timeline = console.timeline();
     let mut kept = Vec::new();
-    for (index, record) in timeline.records()[..timeline.position()].iter().enumerate().rev() {
+    let from = timeline.position().saturating_sub(MESSAGES_SEARCHED);
+    let searched = timeline.records().get(from..timeline.position()).unwrap_or_default();
+    for (index, record) in searched.iter().enumerate().rev() {
+        let index = from + index;
         for delivery in record.output.deliveries.iter().rev().filter(|d| d.conn == conn) {
             let (Reply::Array(items) | Reply::Push(items)) = &delivery.reply else { continue };
             let bulk = |i: usize| match items.get(i) {

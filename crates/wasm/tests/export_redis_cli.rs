@@ -247,12 +247,12 @@ fn page_replies(page: &Playground) -> Vec<String> {
     let timeline = page.console().timeline();
     let mut replies = Vec::new();
     for record in &timeline.records()[..timeline.position()] {
-        let args: &[Vec<u8>] = match &record.step {
-            Step::Execute { args, .. } => args,
-            _ => &[],
+        let args = match &record.step {
+            Step::Execute { args, .. } => args.to_vecs(),
+            _ => Vec::new(),
         };
         for reply in &record.output.replies {
-            replies.push(format_reply_to(args, reply));
+            replies.push(format_reply_to(&args, reply));
         }
         for delivery in &record.output.deliveries {
             replies.push(format_reply(&delivery.reply));

@@ -80,7 +80,7 @@ impl Stream {
                 if trim.policy == RefPolicy::Acked && !self.acknowledged_by_all(id) {
                     continue;
                 }
-                let node = self.nodes.get_mut(&key).expect("node being trimmed exists");
+                let node = unshare(self.nodes.get_mut(&key).expect("node being trimmed exists"));
                 let raw = node.find(id).expect("live entry exists");
                 node.mark_deleted(&raw);
                 self.length -= 1;
