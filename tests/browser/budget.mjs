@@ -9,7 +9,7 @@
 import { readFile } from 'node:fs/promises';
 import { loadavg, cpus } from 'node:os';
 import { join } from 'node:path';
-import { dist, serveDist, open, gzipKB, budgetLine } from './harness.mjs';
+import { dist, serveDist, open, gzipKB, budgetLine, timeCommand } from './harness.mjs';
 
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 const line = (name, value, budget, unit) => budgetLine('budget', name, value, budget, unit);
@@ -50,9 +50,7 @@ try {
     'XLEN big',
     'XPENDING big workers',
   ];
-  // Each command is typed into the console and Enter pressed inside the page; the time runs
-  // until the app has re-rendered and the browser has recomputed style and layout (read
-  // back through offsetHeight), so it is the work a frame would have to fit.
+  // Each command is typed into the console and Enter pressed inside the page (timeCommand).
   const times = [];
   const effects = [];
   const opened = [];
@@ -64,26 +62,7 @@ try {
       await page.waitForSelector('.rail .block.opened');
     }
     for (const command of commands) {
-      const [total, effect] = await page.evaluate(async (line) => {
-        const input = document.getElementById('console-input');
-        const setValue = Object.getOwnPropertyDescriptor(HTMLInputElement.prototype, 'value').set;
-        setValue.call(input, line);
-        input.dispatchEvent(new InputEvent('input', { bubbles: true }));
-        await new Promise((done) => setTimeout(done, 0));
-        delete document.body.dataset.commandMs;
-        const start = performance.now();
-        input.dispatchEvent(new KeyboardEvent('keydown', { key: 'Enter', bubbles: true, cancelable: true }));
-        // Woken by the attribute write itself: polling with timers would add their 1–4 ms
-        // clamping to every measurement.
-        await new Promise((done) => {
-          const seen = () => document.body.dataset.commandMs && (observer.disconnect(), done());
-          const observer = new MutationObserver(seen);
-          observer.observe(document.body, { attributes: true, attributeFilter: ['data-command-ms'] });
-          seen();
-        });
-        void document.body.offsetHeight;
-        return [performance.now() - start, Number(document.body.dataset.commandMs)];
-      }, command);
+      const [total, effect] = await timeCommand(page, command);
       if (round < 5) {
         times.push(total);
         effects.push(effect);

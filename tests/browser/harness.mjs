@@ -169,6 +169,35 @@ export function budgetLine(label, name, value, budget, unit) {
 }
 
 /**
+ * Types `line` into the console and presses Enter inside the page; resolves to
+ * `[total, effect]`: ms until the app has re-rendered and the browser has recomputed style and
+ * layout (read back through offsetHeight), so the work a frame would have to fit, and ms until
+ * the app's effects ran (its `data-command-ms`).
+ */
+export async function timeCommand(page, line) {
+  return page.evaluate(async (text) => {
+    const input = document.getElementById('console-input');
+    const setValue = Object.getOwnPropertyDescriptor(HTMLInputElement.prototype, 'value').set;
+    setValue.call(input, text);
+    input.dispatchEvent(new InputEvent('input', { bubbles: true }));
+    await new Promise((done) => setTimeout(done, 0));
+    delete document.body.dataset.commandMs;
+    const start = performance.now();
+    input.dispatchEvent(new KeyboardEvent('keydown', { key: 'Enter', bubbles: true, cancelable: true }));
+    // Woken by the attribute write itself: polling with timers would add their 1–4 ms
+    // clamping to every measurement.
+    await new Promise((done) => {
+      const seen = () => document.body.dataset.commandMs && (observer.disconnect(), done());
+      const observer = new MutationObserver(seen);
+      observer.observe(document.body, { attributes: true, attributeFilter: ['data-command-ms'] });
+      seen();
+    });
+    void document.body.offsetHeight;
+    return [performance.now() - start, Number(document.body.dataset.commandMs)];
+  }, line);
+}
+
+/**
  * Presses Tab (Shift+Tab with `back`) until `matches(element, arg)` holds for the focused
  * element (inside shadow roots too), at most `limit` times; resolves to whether it got
  * there. Keyboard only: nothing is clicked or focused by script. `matches` runs in the page

@@ -12,6 +12,9 @@
 //!   hostile share links through redis-cli (its output against the page's replies), then a bounded run of the random differential tester
 //!   (`crates/difftest`) comparing Redis 8.2.3 with a `streamlab-server`, and the malformed-RESP
 //!   table (`tests/robustness/malformed_resp.py`) against both;
+//! * `cargo xtask bench` runs the benchmarks and prints their numbers (nothing fails on speed):
+//!   the engine's and the session's (`cargo bench`), the grader module's in Node and the page's
+//!   in headless Chromium (`tests/bench/`), against a fresh `dist/`;
 //! * `cargo xtask diff [ARGS]` runs the differential tester alone, for as long as asked (its
 //!   options, see `streamlab-difftest --help`), against a private Redis 8.2.3.
 
@@ -25,6 +28,7 @@ const USAGE: &str = "usage:
   cargo xtask dist                      write the static site to dist/
   cargo xtask test [--no-oracle] [--no-clients] [--no-browser]
                                         run every check (see README)
+  cargo xtask bench                     run the benchmarks and print their numbers
   cargo xtask diff [ARGS...]            differential tester against a private Redis 8.2.3;
                                         ARGS go to streamlab-difftest (e.g. --seeds 5000)";
 
@@ -41,6 +45,7 @@ fn main() -> ExitCode {
         Some("test") => test(flag("--no-oracle"), flag("--no-clients"), flag("--no-browser")),
         Some("diff") => diff(&args[1..]),
         Some("dist") => dist().map(|_| ()),
+        Some("bench") => bench(),
         Some("serve") => {
             let port = args.iter().position(|a| a == "--port").and_then(|i| args.get(i + 1));
             match port.map(|p| p.parse::<u16>()) {
@@ -60,6 +65,18 @@ fn main() -> ExitCode {
             ExitCode::FAILURE
         }
     }
+}
+
+/// `cargo xtask bench`: each benchmark prints its own numbers and the targets they meet or miss.
+fn bench() -> Result<(), String> {
+    run("engine (cargo bench -p streamlab-engine)", cargo().args(["bench", "-p", "streamlab-engine"]))?;
+    run(
+        "sessions (cargo bench -p streamlab --bench session)",
+        cargo().args(["bench", "-p", "streamlab", "--bench", "session"]),
+    )?;
+    dist()?;
+    run("grader module (node tests/bench/grader.mjs)", Command::new("node").arg("tests/bench/grader.mjs"))?;
+    run("page (node tests/bench/page.mjs)", Command::new("node").arg("tests/bench/page.mjs"))
 }
 
 fn root() -> PathBuf {
