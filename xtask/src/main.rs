@@ -19,6 +19,7 @@
 //!   options, see `streamlab-difftest --help`), against a private Redis 8.2.3.
 
 mod serve;
+mod shrink;
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode};
@@ -171,7 +172,17 @@ fn bindgen(wasm: &Path, out: &Path, name: &str, typescript: bool) -> Result<(), 
         .remove_name_section(std::env::var_os("STREAMLAB_KEEP_NAMES").is_none())
         .remove_producers_section(true)
         .generate(out)
-        .map_err(|e| format!("wasm-bindgen: {e:#}"))
+        .map_err(|e| format!("wasm-bindgen: {e:#}"))?;
+    let bundle = out.join(format!("{name}_bg.wasm"));
+    let bytes = std::fs::read(&bundle).map_err(|e| format!("{}: {e}", bundle.display()))?;
+    let shrunk = shrink::shrink(&bytes)?;
+    eprintln!(
+        "==> size pass: {} identical functions merged, {} -> {} bytes",
+        shrunk.merged,
+        bytes.len(),
+        shrunk.bytes.len()
+    );
+    std::fs::write(&bundle, &shrunk.bytes).map_err(|e| format!("{}: {e}", bundle.display()))
 }
 
 /// Copies the entries of a directory that `keep` accepts (files and subdirectories, the

@@ -9,7 +9,7 @@
 //! maps whose chunks (and a stream's nodes) sit behind `Arc`s, so copying a session costs a
 //! pointer per chunk, and a change after a copy duplicates only the chunk and node it touches.
 //! Where checkpoints go decides what a long session costs. A copy costs about the session's
-//! pointer count ([`size_of`]); replaying costs the work of the steps replayed ([`work_of`]). A
+//! pointer count (`size_of`); replaying costs the work of the steps replayed (`work_of`). A
 //! checkpoint is taken once the work done since the last one is at least a [`COPY_SHARE`]th of
 //! what the copy costs, and never closer than [`CHECKPOINT_EVERY`] steps unless that work is
 //! large ([`BIG_WORK`]). So (the invariants the tests hold):

@@ -179,25 +179,30 @@ impl Headless {
     pub fn run_lines(&mut self, text: &str) -> String {
         let mut errors = String::new();
         let mut lines = 0usize;
-        let mut last = String::new();
+        let mut last = None;
         for line in text.split('\n') {
             let executed = self.execute_line(line);
             if !executed.ok {
                 errors.push_str(if errors.is_empty() { "{\"line\":" } else { ",{\"line\":" });
-                errors.push_str(&json(&lines));
+                errors.push_str(&lines.to_string());
                 errors.push_str(",\"text\":");
                 errors.push_str(&json(&executed.text));
                 errors.push('}');
             }
             lines += 1;
-            last = json(&executed);
+            last = Some(executed);
         }
+        // Only the last line's result is written out: serializing each would be most of the
+        // work of a long log. `split` yields at least one line, so there is a last.
         let mut out = String::from("{\"lines\":");
-        out.push_str(&json(&lines));
+        out.push_str(&lines.to_string());
         out.push_str(",\"errors\":[");
         out.push_str(&errors);
         out.push_str("],\"last\":");
-        out.push_str(&last);
+        match last {
+            Some(executed) => out.push_str(&json(&executed)),
+            None => unreachable!("split yields a line"),
+        }
         out.push('}');
         out
     }
