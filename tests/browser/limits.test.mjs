@@ -55,6 +55,8 @@ test('fills past the budget are refused before they run, from a link or the cons
 test('a saved session whose last load never finished is set aside, then loaded or discarded on request', async () => {
   await withPage({}, async (page) => {
     for (const line of ['XADD jobs 1-0 n 1', 'XADD jobs 2-0 n 2']) await type(page, line);
+    // Saved once the change is painted.
+    await page.waitForFunction(() => (localStorage.getItem('streamlab.session') || '').includes('2-0'));
     // What a tab that ran out of memory while rebuilding the session leaves behind.
     const saved = await page.evaluate(() => JSON.parse(localStorage.getItem('streamlab.session')));
     await page.evaluate(() => localStorage.setItem('streamlab.loading', 'saved'));

@@ -54,6 +54,30 @@ async function notice(page, text) {
   assert.ok(box && box.y >= 0 && box.y + box.height <= viewport.height, `the notice is in the viewport: ${JSON.stringify(box)}`);
 }
 
+test('a change is saved after it is painted, and a reload or a hidden tab never outruns the save', async () => {
+  await withPage({}, async (page) => {
+    await type(page, 'XADD early 1-0 n 1');
+    await page.waitForFunction(() => (localStorage.getItem('streamlab.session') || '').includes('early'));
+    // With no frames coming (a frame callback never runs), the save of the next change waits:
+    // then only the tab turning hidden (as it does before a reload) writes it.
+    await page.evaluate(() => { window.requestAnimationFrame = () => 0; });
+    await type(page, 'XADD late 1-0 n 1');
+    assert.doesNotMatch(await page.evaluate(() => localStorage.getItem('streamlab.session')), /late/, 'waits for the paint');
+    await page.evaluate(() => {
+      Object.defineProperty(document, 'hidden', { configurable: true, get: () => true });
+      document.dispatchEvent(new Event('visibilitychange'));
+    });
+    assert.match(await page.evaluate(() => localStorage.getItem('streamlab.session')), /late/, 'a hidden tab saves at once');
+    await page.evaluate(() => { delete document.hidden; });
+    await type(page, 'XADD reloaded 1-0 n 1');
+    assert.doesNotMatch(await page.evaluate(() => localStorage.getItem('streamlab.session')), /reloaded/);
+    await page.reload();
+    await page.waitForSelector('#console-input');
+    await page.waitForFunction(() => document.querySelector('.position')?.textContent === '3/3');
+    assert.match(await page.locator('section.right').innerText(), /reloaded/, 'saved as the page went away');
+  });
+});
+
 test('the sandbox is kept beside lessons: its stream, scrollback and saved copy, also after a reload', async () => {
   const tasks = await tasksOf('noack');
   await withPage({ width: 1400, height: 900 }, async (page) => {

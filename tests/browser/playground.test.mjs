@@ -59,6 +59,7 @@ test('the console answers like redis-cli, with errors in red, help, hints, compl
 
     // History survives a reload, and so does the session. Both are stored as JSON (as they
     // always were), so what an earlier version saved still reads.
+    await page.waitForFunction(() => (localStorage.getItem('streamlab.session') || '').includes('XLEN'));
     const stored = await page.evaluate(() => ['streamlab.history', 'streamlab.session'].map((k) => JSON.parse(localStorage.getItem(k))));
     assert.equal(stored[0].at(-1), 'XLEN jobs');
     assert.match(stored[1], /^profile=.*&log=/);

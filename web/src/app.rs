@@ -141,25 +141,43 @@ pub fn App() -> Html {
         });
     }
 
-    // Save the session and time the render after every change. A fragment in the address bar
-    // (a link just opened or shared) no longer describes the session once it changes, so it
-    // goes: a reload then restores the saved session.
+    // Save the session (after the paint: see `page::Deferred`) and time the render after every
+    // change. A fragment in the address bar (a link just opened or shared) no longer describes
+    // the session once it changes, so it goes: a reload then restores the saved session.
     let first = use_mut_ref(|| true);
+    let saving = use_memo((), |_| page::Deferred::default());
+    {
+        let saving = saving.clone();
+        // A page going away (reload, another page, a closed tab) turns hidden first: the last
+        // moment a page can rely on, so what waits is written then.
+        use_effect_with((), move |_| {
+            let hidden = gloo::events::EventListener::new(&gloo::utils::document(), "visibilitychange", move |_| {
+                if gloo::utils::document().hidden() {
+                    saving.flush();
+                }
+            });
+            move || drop(hidden)
+        });
+    }
     {
         let state = state.clone();
         use_effect_with(state.version, move |_| {
-            // A lesson's session is not the playground's: it is kept only if the learner
-            // takes it to the sandbox.
-            if state.lesson.is_none() {
-                let saved = page::save_session(&state.lab.borrow().spec().to_fragment());
-                if let Some(notice) = page::unsaved_notice(saved) {
-                    state.dispatch(Action::Notice(Some(notice)));
+            let saved = state.clone();
+            saving.set(move || {
+                let state = saved;
+                // A lesson's session is not the playground's: it is kept only if the learner
+                // takes it to the sandbox.
+                if state.lesson.is_none() {
+                    let saved = page::save_session(&state.lab.borrow().spec().to_fragment());
+                    if let Some(notice) = page::unsaved_notice(saved) {
+                        state.dispatch(Action::Notice(Some(notice)));
+                    }
                 }
-            }
-            // The sandbox's replaced session is kept on this machine while Undo offers it (the
-            // offer comes and goes with a change of the session).
-            let backup = state.backup.as_ref().and_then(|b| Some((&*b.notice, &**b.fragment.as_ref()?)));
-            page::save_backup(backup);
+                // The sandbox's replaced session is kept on this machine while Undo offers it
+                // (the offer comes and goes with a change of the session).
+                let backup = state.backup.as_ref().and_then(|b| Some((&*b.notice, &**b.fragment.as_ref()?)));
+                page::save_backup(backup);
+            });
             page::clear_fragment();
             page::loaded();
             page::record_render(std::mem::replace(&mut *first.borrow_mut(), false));
@@ -370,7 +388,7 @@ pub fn App() -> Html {
             <div class="left">
                 <Console
                     snapshot={state.snapshot.clone()}
-                    log={state.log.clone()}
+                    log={state.log.clone()} first={state.log_first}
                     marks={state.marks.clone()}
                     history={state.history.clone()}
                     on_action={dispatch.clone()} />

@@ -17,6 +17,8 @@ use crate::state::{Action, LogEntry};
 pub struct ConsoleProps {
     pub snapshot: Rc<SnapshotView>,
     pub log: Rc<Vec<LogEntry>>,
+    /// The key of `log`'s first entry (see `AppState::log_first`).
+    pub first: u64,
     /// Per log entry: where its step is, when it is not applied.
     pub marks: Rc<Vec<Option<StepState>>>,
     pub history: Rc<Vec<String>>,
@@ -274,7 +276,7 @@ pub fn Console(props: &ConsoleProps) -> Html {
     let entries = (0..props.log.len()).map(|index| {
         let wait = waiting.iter().find(|(i, _)| *i == index).map(|(_, text)| text.clone());
         let mark = props.marks.get(index).copied().flatten();
-        html! { <LogItem key={index} log={props.log.clone()} {index} waiting={wait} {mark} /> }
+        html! { <LogItem key={props.first + index as u64} log={props.log.clone()} {index} waiting={wait} {mark} /> }
     });
 
     let hint = syntax_hint(&input).unwrap_or_default();

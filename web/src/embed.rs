@@ -296,7 +296,7 @@ fn Embed(props: &EmbedProps) -> Html {
         }
     } else {
         html! {
-            <Console snapshot={state.snapshot.clone()} log={state.log.clone()} marks={state.marks.clone()} history={state.history.clone()}
+            <Console snapshot={state.snapshot.clone()} log={state.log.clone()} first={state.log_first} marks={state.marks.clone()} history={state.history.clone()}
                 {on_action} />
         }
     };

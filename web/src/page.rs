@@ -1,12 +1,14 @@
 //! The page around the app: local storage, the URL fragment, the theme, timing marks. Every
 //! function here is an effect, called from callbacks and effect hooks, never from the reducer.
 
-use std::cell::Cell;
+use std::cell::{Cell, RefCell};
+use std::rc::Rc;
 
 use js_sys::{Array, JSON};
 use streamlab_wasm::lesson::Progress;
 use streamlab_wasm::SessionSpec;
-use wasm_bindgen::JsValue;
+use wasm_bindgen::closure::Closure;
+use wasm_bindgen::{JsCast, JsValue};
 
 const SESSION_KEY: &str = "streamlab.session";
 const HISTORY_KEY: &str = "streamlab.history";
@@ -107,6 +109,43 @@ pub fn discard_stalled() {
 fn set_item(key: &str, value: &str) {
     if let Some(storage) = storage() {
         let _ = storage.set_item(key, value);
+    }
+}
+
+/// Work that waits for the page to be painted: the session's save, which writes the whole
+/// session (a long one's is megabytes, tens of ms) and so runs after the change is on the
+/// screen rather than before it. Setting new work replaces what waited, so a burst of changes
+/// saves once. It runs at once when the page is hidden (no frame comes then) and when
+/// [`Deferred::flush`] is called: the app does when the page turns hidden, which it does
+/// before a reload, another page or a closed tab too, so a change is never lost to them.
+#[derive(Clone, Default)]
+pub struct Deferred(Rc<RefCell<Option<Work>>>);
+
+/// What a [`Deferred`] runs.
+type Work = Box<dyn FnOnce()>;
+
+impl Deferred {
+    /// Sets the work to run after the next paint.
+    pub fn set(&self, work: impl FnOnce() + 'static) {
+        let waiting = self.0.replace(Some(Box::new(work))).is_some();
+        if gloo::utils::document().hidden() {
+            self.flush();
+        } else if !waiting {
+            let this = self.clone();
+            // A frame callback runs just before the paint; a timeout it queues, after it.
+            let frame = Closure::once_into_js(move || {
+                gloo::timers::callback::Timeout::new(0, move || this.flush()).forget();
+            });
+            let _ = gloo::utils::window().request_animation_frame(frame.unchecked_ref());
+        }
+    }
+
+    /// Runs the work waiting, if any, now.
+    pub fn flush(&self) {
+        let work = self.0.borrow_mut().take();
+        if let Some(work) = work {
+            work();
+        }
     }
 }
 

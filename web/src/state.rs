@@ -85,6 +85,9 @@ pub struct AppState {
     /// How many entries were ever added to the scrollback (an embedded console reports each
     /// new one as an event, even after the scrollback was cleared or trimmed).
     pub noted: u64,
+    /// The key of the scrollback's first entry: an entry keeps its key while older ones are
+    /// dropped from the front, so a full scrollback re-renders only the entry added, not all.
+    pub log_first: u64,
     /// The lesson being played, if any (its session is `lab`).
     pub lesson: Option<LessonRun>,
     /// The current task's goal state, while it is shown beside the session.
@@ -142,6 +145,7 @@ impl PartialEq for AppState {
             && self.view == other.view
             && self.notice == other.notice
             && self.noted == other.noted
+            && self.log_first == other.log_first
             && self.lesson == other.lesson
             && self.goal.as_ref().map(Rc::as_ptr) == other.goal.as_ref().map(Rc::as_ptr)
             && self.backup.is_some() == other.backup.is_some()
@@ -228,6 +232,7 @@ impl AppState {
             view: View::Pictures,
             notice: None,
             noted: 0,
+            log_first: 0,
             lesson: None,
             goal: None,
             parked: Rc::default(),
@@ -413,6 +418,7 @@ impl AppState {
         self.noted += 1;
         let excess = log.len().saturating_sub(LOG_KEPT);
         log.drain(..excess);
+        self.log_first += excess as u64;
     }
 }
 

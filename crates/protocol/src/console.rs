@@ -20,6 +20,7 @@
 //! [`completions`] (Tab), and [`help_text`].
 
 mod names;
+mod script;
 
 pub use names::{split_prefix, valid_conn_name};
 
@@ -120,6 +121,8 @@ pub struct Console {
     /// pointers, not a flag, so that a console never made interactive (the grader) does not
     /// carry that code and its texts, which its wasm budget counts.
     interactive: Option<Interactive>,
+    /// What [`Console::script`] wrote so far.
+    script: script::Cache,
 }
 
 /// [`Interactive::before`]'s signature.
@@ -172,7 +175,14 @@ impl Console {
         let mut names = names::Names::new(session.next_conn_id());
         names.add(DEFAULT_CONNECTION, &session);
         let first = DEFAULT_CONNECTION.to_owned();
-        Console { timeline: Timeline::new(session), names, current: first.clone(), first, interactive: None }
+        Console {
+            timeline: Timeline::new(session),
+            names,
+            current: first.clone(),
+            first,
+            interactive: None,
+            script: Default::default(),
+        }
     }
 
     /// A console whose connections `names` (at least one) are open before its history starts,
@@ -184,7 +194,14 @@ impl Console {
             named.bind(name, session.connect());
         }
         let first = names[0].to_owned();
-        Console { timeline: Timeline::new(session), names: named, current: first.clone(), first, interactive: None }
+        Console {
+            timeline: Timeline::new(session),
+            names: named,
+            current: first.clone(),
+            first,
+            interactive: None,
+            script: Default::default(),
+        }
     }
 
     /// Makes the console answer `help` itself and print the SUBSCRIBE banner, as interactive
@@ -555,35 +572,6 @@ impl Console {
             Step::Disconnect { conn } => format!("# {} disconnected", self.label(*conn)),
             Step::Fill { key, count, .. } => format!(":fill {} {count}", String::from_utf8_lossy(key)),
         }
-    }
-
-    /// A command file that rebuilds the applied history from a console made the same way:
-    /// every applied step as a line, with `:as NAME` wherever the connection changes, and a
-    /// final `:as` back to the current connection. Clock moves are relative to the clock the
-    /// history began at.
-    pub fn script(&self) -> String {
-        let mut text = String::new();
-        // By name, not id: a connection opens with its first command, and a name that
-        // reconnects keeps its name under a new id.
-        let mut on = self.first.clone();
-        let mut time = self.timeline.start_time();
-        for record in &self.timeline.records()[..self.timeline.position()] {
-            let line = self.step_line(&record.step, time);
-            match record.step {
-                Step::Execute { conn, .. } if self.label(conn) != on => {
-                    on = self.label(conn);
-                    text.push_str(&format!(":as {on}\n"));
-                }
-                Step::AdvanceTo { now } => time = now,
-                _ => {}
-            }
-            text.push_str(&line);
-            text.push('\n');
-        }
-        if on != self.current {
-            text.push_str(&format!(":as {}\n", self.current));
-        }
-        text
     }
 }
 
