@@ -30,8 +30,13 @@ try {
       for (const command of commands) times.push((await timeCommand(page, command))[0]);
     }
     // Undo and Redo (the timeline's buttons) and seeks (its scrubber, to the start, the middle
-    // and the end), each timed until the next frame is laid out.
-    const frame = (act, arg) => page.evaluate(async ([what, value]) => {
+    // and the end), each timed until the timeline shows the position it went to (the app may
+    // render in a later task than the click's) and the page is laid out.
+    const end = steps + times.length;
+    const frame = (act, arg, to) => page.evaluate(async ([what, value, shown]) => {
+      const position = () => document.querySelector('.timeline .position')?.textContent;
+      // The last change's save runs after its paint (a frame, then a task); let it finish.
+      await new Promise((done) => requestAnimationFrame(() => setTimeout(done, 0)));
       const start = performance.now();
       if (what === 'seek') {
         const scrub = document.querySelector('.timeline input[type=range]');
@@ -41,26 +46,33 @@ try {
       } else {
         document.querySelector(`.timeline button[aria-label="${what}"]`).click();
       }
-      await new Promise((done) => requestAnimationFrame(() => done()));
+      // Woken by the change itself, as timeCommand is: waiting a frame at a time would count
+      // whole frames.
+      await new Promise((done) => {
+        const seen = () => position() === shown && (observer.disconnect(), done());
+        const observer = new MutationObserver(seen);
+        observer.observe(document.querySelector('.timeline'), { subtree: true, characterData: true, childList: true });
+        seen();
+      });
       void document.body.offsetHeight;
       return performance.now() - start;
-    }, [act, arg]);
+    }, [act, arg, `${to}/${end}`]);
     const history = [];
     for (let round = 0; round < 6; round++) {
-      history.push(await frame('Undo the last step'));
-      history.push(await frame('Redo the next step'));
+      history.push(await frame('Undo the last step', null, end - 1));
+      history.push(await frame('Redo the next step', null, end));
     }
-    const end = steps + times.length;
     const seeks = [];
-    for (const to of [0, Math.floor(end / 2), end, 0, end]) seeks.push(await frame('seek', to));
+    for (const to of [0, Math.floor(end / 2), end, 0, end]) seeks.push(await frame('seek', to, to));
     const position = await page.evaluate(() => document.querySelector('.timeline .position')?.textContent);
     await context.close();
     if (errors.length) console.log(`page: errors in the page: ${errors.join('; ')}`);
     console.log(`page: ${steps} scripted steps ready in ${loaded} ms (the page replays the link's log); at the end the timeline shows ${position}`);
     budgetLine('page', `command + re-render + layout after ${steps} steps (median)`, median(times), 16, 'ms');
     console.log(`page: after ${steps} steps: ${times.length} commands, best ${Math.min(...times).toFixed(1)} ms, worst ${Math.max(...times).toFixed(1)} ms`);
-    budgetLine('page', `undo or redo + next frame after ${steps} steps (median)`, median(history), 50, 'ms');
-    budgetLine('page', `seek (scrubber) + next frame after ${steps} steps (slowest)`, Math.max(...seeks), 50, 'ms');
+    budgetLine('page', `undo or redo + re-render + layout after ${steps} steps (median)`, median(history), 50, 'ms');
+    budgetLine('page', `seek (scrubber) + re-render + layout after ${steps} steps (slowest)`, Math.max(...seeks), 50, 'ms');
+    console.log(`page: seeks to the start, the middle, the end, the start and the end: ${seeks.map((t) => t.toFixed(1)).join(', ')} ms`);
   }
 } finally {
   await server.close();

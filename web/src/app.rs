@@ -144,6 +144,12 @@ pub fn App() -> Html {
     // Save the session (after the paint: see `page::Deferred`) and time the render after every
     // change. A fragment in the address bar (a link just opened or shared) no longer describes
     // the session once it changes, so it goes: a reload then restores the saved session.
+    // A lesson fills the window at desktop sizes (style.css), which the page's body needs to
+    // know: a class on it rather than `body:has(...)`, since Chromium then restyled the whole
+    // page at every change under the body, most of a command's time with a long scrollback.
+    use_effect_with(state.lesson.is_some(), |&lesson| {
+        let _ = gloo::utils::body().class_list().toggle_with_force("lesson-page", lesson);
+    });
     let first = use_mut_ref(|| true);
     let saving = use_memo((), |_| page::Deferred::default());
     {
