@@ -141,17 +141,22 @@ pub fn App() -> Html {
         });
     }
 
-    // Save the session (after the paint: see `page::Deferred`) and time the render after every
-    // change. A fragment in the address bar (a link just opened or shared) no longer describes
-    // the session once it changes, so it goes: a reload then restores the saved session.
     // A lesson fills the window at desktop sizes (style.css), which the page's body needs to
     // know: a class on it rather than `body:has(...)`, since Chromium then restyled the whole
     // page at every change under the body, most of a command's time with a long scrollback.
-    use_effect_with(state.lesson.is_some(), |&lesson| {
-        let _ = gloo::utils::body().class_list().toggle_with_force("lesson-page", lesson);
+    let lesson_page = state.lesson.is_some() && !*show_list;
+    use_effect_with(lesson_page, |&lesson_page| {
+        let _ = gloo::utils::body().class_list().toggle_with_force("lesson-page", lesson_page);
     });
+    // Save the sandbox (after the paint: see `page::Deferred`) and time the render after every
+    // change. A fragment in the address bar (a link just opened or shared) no longer describes
+    // the session once it changes, so it goes once the session is saved: a reload then
+    // restores the saved session.
     let first = use_mut_ref(|| true);
     let saving = use_memo((), |_| page::Deferred::default());
+    // Whether the sandbox changed since its last save: the save that waits may run after a
+    // lesson has opened and parked it.
+    let sandbox_changed = use_mut_ref(|| false);
     {
         let saving = saving.clone();
         // A page going away (reload, another page, a closed tab) turns hidden first: the last
@@ -168,23 +173,34 @@ pub fn App() -> Html {
     {
         let state = state.clone();
         use_effect_with(state.version, move |_| {
-            let saved = state.clone();
+            // A lesson's session is not the playground's: it is kept only if the learner
+            // takes it to the sandbox.
+            if state.lesson.is_none() {
+                *sandbox_changed.borrow_mut() = true;
+            }
+            let latest = state.clone();
             saving.set(move || {
-                let state = saved;
-                // A lesson's session is not the playground's: it is kept only if the learner
-                // takes it to the sandbox.
-                if state.lesson.is_none() {
-                    let saved = page::save_session(&state.lab.borrow().spec().to_fragment());
-                    if let Some(notice) = page::unsaved_notice(saved) {
-                        state.dispatch(Action::Notice(Some(notice)));
+                // A reducer handle reads the reducer's newest state, not this render's: the
+                // sandbox is found where it is by now, in the console or parked behind a lesson.
+                let state = latest;
+                if std::mem::take(&mut *sandbox_changed.borrow_mut()) {
+                    let sandbox = match state.lesson {
+                        None => Some(state.lab.clone()),
+                        Some(_) => state.parked.borrow().iter().find(|p| p.lesson.is_none()).map(|p| p.lab.clone()),
+                    };
+                    if let Some(lab) = sandbox {
+                        let saved = page::save_session(&lab.borrow().spec().to_fragment());
+                        if let Some(notice) = page::unsaved_notice(saved) {
+                            state.dispatch(Action::Notice(Some(notice)));
+                        }
                     }
                 }
                 // The sandbox's replaced session is kept on this machine while Undo offers it
                 // (the offer comes and goes with a change of the session).
                 let backup = state.backup.as_ref().and_then(|b| Some((&*b.notice, &**b.fragment.as_ref()?)));
                 page::save_backup(backup);
+                page::clear_fragment();
             });
-            page::clear_fragment();
             page::loaded();
             page::record_render(std::mem::replace(&mut *first.borrow_mut(), false));
         });
@@ -222,7 +238,7 @@ pub fn App() -> Html {
     }
 
     let snapshot = &state.snapshot;
-    let start = state.lab.borrow().spec().clock;
+    let start = state.lab.borrow().start_clock();
     // Share puts the link in the address bar and copies it; the panel's Copy copies it again.
     let share = |notice: &'static str| {
         let (state, panel) = (state.clone(), panel.clone());

@@ -11,7 +11,9 @@
 //!
 //! Merging keeps every function's index: all references to a copy (calls, `ref.func`, table
 //! elements, exports, the start function) are pointed at the first function with that body,
-//! and the copy's body becomes `unreachable`. Nothing renumbers, so the name section stays true.
+//! and the copy's body becomes `unreachable`. No function renumbers, so the name section is
+//! copied as it is and its function names stay true; its local names (the section is kept only
+//! for profiling, `STREAMLAB_KEEP_NAMES`) may name the wrong local once locals are renumbered.
 //! The result is validated before it is written.
 
 use std::collections::{HashMap, HashSet};
@@ -26,28 +28,32 @@ pub struct Shrunk {
     pub merged: usize,
 }
 
-/// Merges identical functions until none are left, then renumbers locals.
+/// Merges identical functions until none are left, then renumbers locals. (Merging again
+/// after renumbering finds no more on the bundles: locals were already numbered alike.)
 pub fn shrink(wasm: &[u8]) -> Result<Shrunk, String> {
-    let mut bytes = wasm.to_vec();
     let mut stubbed = HashSet::new();
-    // Each round can make more bodies identical (their calls now name the same function); a
-    // few rounds reach the fixed point.
+    let bytes = merge(wasm.to_vec(), &mut stubbed)?;
+    let module = Facts::of(&bytes)?;
+    let bytes =
+        rewrite(&bytes, Pass { module, target: HashMap::new(), stubbed: stubbed.clone(), renumber: true, body: 0 })?;
+    wasmparser::Validator::new().validate_all(&bytes).map_err(|e| format!("the shrunk wasm does not validate: {e}"))?;
+    Ok(Shrunk { bytes, merged: stubbed.len() })
+}
+
+/// Merges identical functions, adding the copies to `stubbed`, until none are left: each round
+/// can make more bodies identical (their calls now name the same function), and a few rounds
+/// reach the fixed point.
+fn merge(mut bytes: Vec<u8>, stubbed: &mut HashSet<u32>) -> Result<Vec<u8>, String> {
     for _ in 0..16 {
         let module = Facts::of(&bytes)?;
-        let target = module.duplicates(&bytes, &stubbed);
+        let target = module.duplicates(&bytes, stubbed);
         if target.is_empty() {
             break;
         }
         stubbed.extend(target.keys().copied());
         bytes = rewrite(&bytes, Pass { module, target, stubbed: stubbed.clone(), renumber: false, body: 0 })?;
     }
-    let module = Facts::of(&bytes)?;
-    let bytes =
-        rewrite(&bytes, Pass { module, target: HashMap::new(), stubbed: stubbed.clone(), renumber: true, body: 0 })?;
-    wasmparser::Validator::new_with_features(wasmparser::WasmFeatures::all())
-        .validate_all(&bytes)
-        .map_err(|e| format!("the shrunk wasm does not validate: {e}"))?;
-    Ok(Shrunk { bytes, merged: stubbed.len() })
+    Ok(bytes)
 }
 
 /// What the passes need to know of a module: imported function count, each defined
@@ -128,6 +134,17 @@ struct Pass {
 
 impl Reencode for Pass {
     type Error = std::convert::Infallible;
+
+    fn parse_custom_section(
+        &mut self,
+        module: &mut wasm_encoder::Module,
+        section: wasmparser::CustomSectionReader<'_>,
+    ) -> Result<(), Error<Self::Error>> {
+        // As it is: re-encoding the name section would send its function indices through
+        // `function_index`, naming each merged copy's index after the function it became.
+        module.section(&self.custom_section(section)?);
+        Ok(())
+    }
 
     fn function_index(&mut self, func: u32) -> Result<u32, Error<Self::Error>> {
         Ok(self.target.get(&func).copied().unwrap_or(func))

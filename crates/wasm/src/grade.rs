@@ -179,30 +179,32 @@ impl Headless {
     pub fn run_lines(&mut self, text: &str) -> String {
         let mut errors = String::new();
         let mut lines = 0usize;
-        let mut last = None;
-        for line in text.split('\n') {
-            let executed = self.execute_line(line);
-            if !executed.ok {
+        // `split` yields at least one line (an empty text is one empty line), so there is a
+        // last result: the first line's is the last until another runs.
+        let mut rest = text.split('\n');
+        let mut last = self.execute_line(rest.next().unwrap_or_default());
+        loop {
+            if !last.ok {
                 errors.push_str(if errors.is_empty() { "{\"line\":" } else { ",{\"line\":" });
                 errors.push_str(&lines.to_string());
                 errors.push_str(",\"text\":");
-                errors.push_str(&json(&executed.text));
+                errors.push_str(&json(&last.text));
                 errors.push('}');
             }
             lines += 1;
-            last = Some(executed);
+            match rest.next() {
+                Some(line) => last = self.execute_line(line),
+                None => break,
+            }
         }
         // Only the last line's result is written out: serializing each would be most of the
-        // work of a long log. `split` yields at least one line, so there is a last.
+        // work of a long log.
         let mut out = String::from("{\"lines\":");
         out.push_str(&lines.to_string());
         out.push_str(",\"errors\":[");
         out.push_str(&errors);
         out.push_str("],\"last\":");
-        match last {
-            Some(executed) => out.push_str(&json(&executed)),
-            None => unreachable!("split yields a line"),
-        }
+        out.push_str(&json(&last));
         out.push('}');
         out
     }

@@ -465,6 +465,11 @@ impl Playground {
         views
     }
 
+    /// The clock the session started at (without writing out its script, as `spec` does).
+    pub fn start_clock(&self) -> i64 {
+        self.spec.clock
+    }
+
     /// The session as a spec: profile, clock, fill and the command log of the applied steps.
     pub fn spec(&self) -> SessionSpec {
         SessionSpec { log: self.console.script(), ..self.spec.clone() }

@@ -99,7 +99,10 @@ mod tests {
     fn the_kept_script_is_the_one_written_afresh_through_undo_redo_and_branches() {
         let mut console = Console::default();
         let check = |console: &Console, what: &str| assert_eq!(console.script(), afresh(console), "after {what}");
-        for line in ["XADD s 1-0 a 1", "bob> XADD s 2-0 b 2", ":clock +1500", "XLEN s", ":as bob", "XADD s * c 3"] {
+        let lines = ["XADD s 1-0 a 1", "bob> XADD s 2-0 b 2", ":clock +1500", "XLEN s", ":as bob", "XADD s * c 3"];
+        // A connection that quits and comes back under its name, and another clock move.
+        let lines = lines.iter().chain(&["bob> QUIT", "bob> XLEN s", ":clock +7", "alice> XLEN s"]);
+        for line in lines {
             console.run(line);
             check(&console, line);
         }
@@ -119,5 +122,18 @@ mod tests {
         let script = console.script();
         let commands: Vec<&str> = script.lines().filter(|line| !line.starts_with(':')).collect();
         assert_eq!(commands, ["XADD t * d 4"], "{script}");
+    }
+
+    #[test]
+    fn a_bounded_history_writes_its_window_afresh_as_it_forgets() {
+        let mut console = Console::default().keeping(crate::history::Keep::Last(300));
+        for n in 0..2_000 {
+            console.run(if n % 7 == 0 { ":clock +5" } else { "XADD s * n 1" });
+            if n % 250 == 0 {
+                assert_eq!(console.script(), afresh(&console), "after {n} lines");
+            }
+        }
+        assert!(console.timeline().forgotten() > 0);
+        assert_eq!(console.script(), afresh(&console));
     }
 }
