@@ -103,6 +103,10 @@ test('a collapsed block of a 100,000-entry stream opens a page at a time, by key
     await opened.waitFor();
     const closer = opened.locator('.fold');
     assert.equal(await closer.getAttribute('aria-expanded'), 'true');
+    // The focus is put back by the pictures' effect after the redraw, which may come after the
+    // block is drawn: waited for, not raced.
+    await page.waitForFunction(() => document.activeElement?.matches('.block.opened .fold'), null, { timeout: 5000 })
+      .catch(() => {});
     assert.ok(await closer.evaluate((e) => e === document.activeElement), 'the button keeps the focus');
     const shown = await opened.locator('.entry').allInnerTexts();
     assert.equal(shown[0], first);

@@ -100,7 +100,7 @@ test('a link whose load never finished is not replayed again by a reload', async
     });
     await page.reload();
     await page.waitForSelector('.stalled');
-    assert.equal(await page.evaluate(() => location.hash), '');
+    await page.waitForFunction(() => location.hash === '');
     await page.click('.stalled button:has-text("Load it again")');
     await page.waitForFunction(() => document.querySelector('.position')?.textContent === '2/2');
     await type(page, 'XLEN s');

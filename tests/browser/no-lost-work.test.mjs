@@ -78,6 +78,20 @@ test('a change is saved after it is painted, and a reload or a hidden tab never 
   });
 });
 
+test('a sandbox change whose save waits is saved as the sandbox even when a lesson opens first', async () => {
+  await withPage({}, async (page) => {
+    // No frames: the save of the sandbox's change is still waiting when the lesson opens.
+    await page.evaluate(() => { window.requestAnimationFrame = () => 0; });
+    await type(page, 'XADD beforelesson 1-0 n 1');
+    await openLesson(page, 'noack');
+    await page.evaluate(() => {
+      Object.defineProperty(document, 'hidden', { configurable: true, get: () => true });
+      document.dispatchEvent(new Event('visibilitychange'));
+    });
+    assert.match(await page.evaluate(() => localStorage.getItem('streamlab.session')), /beforelesson/);
+  });
+});
+
 test('the sandbox is kept beside lessons: its stream, scrollback and saved copy, also after a reload', async () => {
   const tasks = await tasksOf('noack');
   await withPage({ width: 1400, height: 900 }, async (page) => {
@@ -155,7 +169,8 @@ test('Reset and a server change happen at once and offer Undo, which survives a 
       await page.getByRole('button', { name: 'Reset', exact: true }).click();
       await type(page, 'PING');
       assert.equal(await page.getByRole('button', { name: 'Undo', exact: true }).count(), 0);
-      assert.equal(await page.evaluate(() => localStorage.getItem('streamlab.session.undo')), null);
+      // The kept copy goes with the offer, once the change is saved (after its paint).
+      await page.waitForFunction(() => localStorage.getItem('streamlab.session.undo') === null);
     });
   }
 });

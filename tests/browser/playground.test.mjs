@@ -203,9 +203,10 @@ test('a share link rebuilds the same session in a fresh browser, and export writ
     url = await page.inputValue('#share-url');
     assert.ok(url.includes('#profile=redis-8.10&clock=1700000000000&log='), url);
     assert.equal(await page.evaluate(() => location.href), url);
-    // The panel's link follows the session; the address bar lets go of it once it changes.
+    // The panel's link follows the session; the address bar lets go of it once it changes
+    // (and the change is saved, after its paint).
     await type(page, 'XLEN jobs');
-    assert.equal(await page.evaluate(() => location.hash), '');
+    await page.waitForFunction(() => location.hash === '');
     await page.click('button[aria-label="Undo the last step"]');
     pictures = await page.locator('.pictures').innerText();
     await page.click('button:has-text("Export")');
@@ -221,8 +222,8 @@ test('a share link rebuilds the same session in a fresh browser, and export writ
     assert.equal(await page.locator('.pictures').innerText(), pictures);
     assert.equal(await page.locator('.tabs .tab.selected').innerText(), 'bob');
     assert.equal(await page.locator('.position').innerText(), '9/9');
-    // The link is consumed: work done after it survives a reload.
-    assert.equal(await page.evaluate(() => location.hash), '');
+    // The link is consumed (once it is saved): work done after it survives a reload.
+    await page.waitForFunction(() => location.hash === '');
     await type(page, 'XACK jobs workers 1-0');
     await page.reload();
     await page.waitForSelector('#console-input');
