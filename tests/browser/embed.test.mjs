@@ -444,7 +444,10 @@ test("README's three snippets work pasted into a blank page", async () => {
     await virtualPage(page, server.url + 'test/js.html', `<!doctype html><title>js</title>\n${snippet('embed-js')}`);
     await page.goto(server.url + 'test/js.html');
     await page.waitForFunction(() => document.getElementById('lab').shadowRoot.querySelector('#console-input'));
-    await page.waitForTimeout(300);
+    // The snippet's script logs once its commands ran: waited for, not given a fixed time.
+    for (let tries = 0; tries < 200 && !logs.includes('XLEN jobs → (integer) 1'); tries++) {
+      await page.evaluate(() => new Promise((done) => requestAnimationFrame(done)));
+    }
     assert.ok(logs.includes('(integer) 1'), logs.join('\n'));
     assert.ok(logs.includes('XLEN jobs → (integer) 1'), logs.join('\n'));
   });

@@ -16,14 +16,33 @@ const lane = (page, name) => page.locator('.lane').filter({ has: page.locator('.
 /** A stream `t` of three two-entry nodes. */
 const NODES = ['CONFIG SET stream-node-max-entries 2', ...[1, 2, 3, 4, 5, 6].map((i) => `XADD t ${i}-0 f v${i}`)];
 
-/** Whether the page runs a CSS animation of this name. */
+/** Whether the page has a CSS animation of this name (under `freeze`, one that has started). */
 const running = (page, name) => page.evaluate((n) => document.getAnimations().some((a) => a.animationName === n), name);
+
+/**
+ * Holds every animation the page starts from now on at its first frame, CSS ones (a paused
+ * play state) and script ones (`Element.animate`, paused as it returns): what a step animates
+ * is then looked at without racing its end, however slow the machine (an animation of 0.8 s
+ * had finished before the check at load average 5).
+ */
+const freeze = (page) => page.evaluate(() => {
+  const style = document.createElement('style');
+  style.textContent = '*, *::before, *::after { animation-play-state: paused !important; }';
+  document.head.append(style);
+  const animate = Element.prototype.animate;
+  Element.prototype.animate = function (...args) {
+    const animation = animate.apply(this, args);
+    animation.pause();
+    return animation;
+  };
+});
 
 const MOTION = '.pel-ghost, .rail-ghost, .entry.tombstoning, .entry.added, .pel-card.delivered, .pel-card.orphaned, .pel-card.claimed';
 
 test('acks, deletes, trims and deliveries animate from the snapshot diff', async () => {
   await withPage({}, async (page) => {
     await runAll(page, SCENARIO);
+    await freeze(page);
     // A delivery: the card comes from its entry on the rail into bob's lane.
     await type(page, 'XREADGROUP GROUP workers bob COUNT 1 STREAMS jobs >');
     const delivered = lane(page, 'bob').locator('.pel-card.delivered');

@@ -84,10 +84,21 @@ test('group cursors and PEL lanes follow reads, claims, acks and deletes', async
     assert.match(await lane('alice').locator('.pel-card').first().innerText(), /×1\s+1\.5 s/);
     assert.match(await page.locator('.group-facts').innerText(), /last-delivered-id 3-0.*entries-read 3.*lag 1.*pending 3/s);
 
+    // Script animations are recorded as they start: a 450 ms slide may be over before a look
+    // at the page's running animations, on a loaded machine.
+    await page.evaluate(() => {
+      window.slid = [];
+      const animate = Element.prototype.animate;
+      Element.prototype.animate = function (frames, options) {
+        window.slid.push(`${options?.id} ${this.dataset.key}`);
+        return animate.call(this, frames, options);
+      };
+    });
     await type(page, 'XCLAIM jobs workers bob 1000 1-0');
     // The claimed card slides from alice's lane to bob's.
-    const moved = lane('bob').locator('.pel-card[data-key="jobs/workers/1-0"]');
-    assert.ok(await moved.evaluate((e) => e.getAnimations().some((a) => a.id === 'slide')));
+    await lane('bob').locator('.pel-card[data-key="jobs/workers/1-0"]').waitFor();
+    await page.waitForFunction(() => window.slid.length > 0);
+    assert.deepEqual(await page.evaluate(() => window.slid), ['slide jobs/workers/1-0']);
     assert.deepEqual(await cards('alice'), ['2-0']);
     assert.deepEqual(await cards('bob'), ['1-0', '3-0']);
     assert.match(await lane('bob').locator('.pel-card').first().innerText(), /×2/);
@@ -185,7 +196,8 @@ test('undo, redo, the scrubber and the clock move the pictures through time', as
     assert.equal(await page.locator('.lane').count(), 2);
     // Running the clock grows one step.
     await page.click('button:has-text("▶ Run")');
-    await page.waitForTimeout(800);
+    // Its first tick grows it; later ticks amend the same step.
+    await page.waitForFunction(() => document.querySelector('.position')?.textContent === '11/11');
     await page.click('button:has-text("Pause")');
     assert.equal(await page.locator('.position').innerText(), '11/11');
     assert.match(await page.locator('.step.current code').innerText(), /^:clock \+\d+$/);
