@@ -35,7 +35,7 @@ fn grow_ahead() {
         let pages = core::arch::wasm32::memory_size::<0>();
         if pages > AHEAD.load(Relaxed) {
             let mut spare: Vec<u8> = Vec::new();
-            let _ = spare.try_reserve_exact(pages * 65_536);
+            let _ = spare.try_reserve_exact(pages.saturating_mul(65_536));
             drop(spare);
             AHEAD.store(core::arch::wasm32::memory_size::<0>(), Relaxed);
         }
