@@ -274,7 +274,7 @@ mod tests {
         assert!(out.ends_with("> :redo\n(error) nothing to redo\n"), "{out}");
     }
 
-    /// A file under the target directory's temporary space, written with `text`.
+    /// A file in this test process's own temporary directory, written with `text`.
     fn file(name: &str, text: &str) -> std::path::PathBuf {
         let dir = std::env::temp_dir().join(format!("streamlab-transcript-{}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();

@@ -151,7 +151,7 @@ pub struct Playground {
     /// The blocks of big streams the learner opened (a view setting: time travel keeps it).
     opened: Opened,
     /// Shared with the page's state, which keeps the one before too: a snapshot is large,
-    /// and copying it on every step was a copy too many (and its code in the bundle).
+    /// and the page would otherwise copy it at every step.
     snapshot: Rc<SnapshotView>,
     /// `described[i]` is what step `i + 1` printed and changed, kept from when it was
     /// recorded; as long as the recorded steps.

@@ -13,13 +13,19 @@ fn xlen(t: &mut Timeline, conn: ConnId) -> Reply {
     session.execute(conn, args("XLEN s")).replies.remove(0)
 }
 
+/// A timeline of `steps` XADDs to `s` on connection 1, ids `1-0` on.
+fn adding(steps: u64) -> Timeline {
+    let mut t = Timeline::new(Session::new(Clock::Virtual(VIRTUAL_EPOCH_MS)));
+    for i in 1..=steps {
+        t.execute(1, args(&format!("XADD s {i}-0 f v")));
+    }
+    t
+}
+
 #[test]
 fn undo_and_redo_walk_the_history() {
-    let mut t = Timeline::new(Session::new(Clock::Virtual(VIRTUAL_EPOCH_MS)));
+    let mut t = adding(40);
     let c = 1;
-    for i in 1..=40 {
-        t.execute(c, args(&format!("XADD s {i}-0 f v")));
-    }
     assert_eq!(xlen(&mut t, c), Reply::Integer(40));
     for _ in 0..25 {
         assert!(t.undo());
@@ -102,11 +108,8 @@ fn positions(t: &Timeline) -> Vec<usize> {
 fn checkpoints_cost_at_most_a_share_of_the_work_done() {
     // A stream growing one entry per step: a copy costs a pointer per chunk, so checkpoints
     // come every CHECKPOINT_EVERY steps and together cost less than the work.
-    let mut t = Timeline::new(Session::new(Clock::Virtual(VIRTUAL_EPOCH_MS)));
     let c = 1;
-    for i in 1..=20_000 {
-        t.execute(c, args(&format!("XADD s {i}-0 f v")));
-    }
+    let t = adding(20_000);
     let work = t.work[t.applied];
     assert!(copies(&t) <= COPY_SHARE * work, "{} copied for {work} work", copies(&t));
     assert_eq!(t.checkpoints.len(), 1 + 20_000 / CHECKPOINT_EVERY);
