@@ -65,6 +65,10 @@ pub fn fill_count(line: &str) -> Option<u64> {
 pub const SHUTDOWN_REFUSED: &str =
     "ERR SHUTDOWN stops a server process, and this console has none (streamlab-server obeys it)";
 
+/// What a console prints where the server hangs up on a `POST` or `Host:` line.
+#[cfg(feature = "server")]
+const CROSS_PROTOCOL_NOTE: &str = "(connection closed: a POST or Host: line is what a browser tricked into cross-protocol scripting sends, and Redis hangs up on it)";
+
 /// What kind of text an [`Output`] is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum OutputKind {
@@ -417,6 +421,11 @@ impl Console {
                     let reply = Reply::Error(SHUTDOWN_REFUSED.to_owned());
                     out.push(Output { to, text: format_reply(&reply), kind: OutputKind::Error });
                 }
+                // A console never stops: on the host's clock the time passes by itself.
+                #[cfg(feature = "server")]
+                HostRequest::Sleep(_) => {}
+                #[cfg(feature = "server")]
+                HostRequest::Attack(_) => out.push(Output::new(OutputKind::Info, CROSS_PROTOCOL_NOTE)),
             }
         }
     }

@@ -50,6 +50,12 @@ pub enum CmdError {
     },
     /// A fixed `ERR ...` message that carries no values.
     Msg(Msg),
+    /// DEBUG SLEEP or STREAMLAB-CLOCK ADVANCE past the virtual clock's last instant.
+    #[cfg(feature = "server")]
+    ClockPastEnd {
+        /// Where the clock is.
+        now: i64,
+    },
     /// `NOGROUP No such key 'k' or consumer group 'g' in XREADGROUP with GROUP option`
     NoGroupRead {
         /// The key.
@@ -240,6 +246,12 @@ pub enum Msg {
     #[cfg(feature = "host")]
     /// A command flagged no-multi (SHUTDOWN) sent inside MULTI.
     NotAllowedInMulti,
+    #[cfg(feature = "server")]
+    /// DEBUG from a connection the host's `enable-debug-command` does not allow.
+    DebugNotAllowed,
+    #[cfg(feature = "server")]
+    /// DEBUG STREAMLAB-CLOCK ADVANCE on a session that reads the host's clock.
+    ClockNotVirtual,
     /// XADD with IDMP/IDMPAUTO twice (Redis 8.6; text from the Redis test suite).
     IdmpTwice,
     /// XADD IDMP with an empty producer id.
@@ -343,6 +355,10 @@ impl Msg {
             Msg::NoShutdownInProgress => "ERR No shutdown in progress.",
             #[cfg(feature = "host")]
             Msg::NotAllowedInMulti => "ERR Command not allowed inside a transaction",
+            #[cfg(feature = "server")]
+            Msg::DebugNotAllowed => "ERR DEBUG command not allowed. If the enable-debug-command option is set to \"local\", you can run it from a local connection, otherwise you need to set this option in the configuration file, and then restart the server.",
+            #[cfg(feature = "server")]
+            Msg::ClockNotVirtual => "ERR the server reads the system clock; start it with --clock virtual to move time",
             // Redis 8.6+: docs-only, unverified on a server.
             Msg::IdmpTwice => "ERR IDMP/IDMPAUTO specified multiple times",
             Msg::IdmpEmptyProducer => "ERR IDMP requires a non-empty producer ID",
@@ -432,6 +448,12 @@ impl fmt::Display for CmdError {
                 show(&sub[..sub.len().min(QUOTE_LIMIT)])
             ),
             CmdError::Msg(msg) => f.write_str(msg.text()),
+            #[cfg(feature = "server")]
+            CmdError::ClockPastEnd { now } => write!(
+                f,
+                "ERR the virtual clock cannot move past {} (the end of year 9999); it is at {now}",
+                crate::session::VIRTUAL_CLOCK_MAX_MS
+            ),
             CmdError::NoGroupRead { key, group } => write!(
                 f,
                 "NOGROUP No such key '{}' or consumer group '{}' in XREADGROUP with GROUP option",

@@ -157,6 +157,8 @@ pub struct StepOutput {
     /// What the step asked of the host (connections CLIENT KILL closed, SHUTDOWN). A replay
     /// drops them: the host acted when the step first ran.
     pub requests: Vec<HostRequest>,
+    /// The connection that ran the command closed (QUIT).
+    pub close: bool,
 }
 
 /// A recorded step and what it produced.
@@ -316,15 +318,11 @@ impl Timeline {
             Step::Execute { conn, args, now } => {
                 let args = owned.unwrap_or_else(|| args.to_vecs());
                 let Executed { replies, deliveries, close } = session.execute_at(*conn, args, *now);
-                if close {
-                    // QUIT: the server hangs up once it has answered.
-                    session.disconnect(*conn);
-                }
-                StepOutput { replies, deliveries, requests: session.take_requests() }
+                StepOutput { replies, deliveries, requests: session.take_requests(), close }
             }
             Step::AdvanceTo { now } => {
                 let deliveries = session.advance_to(*now);
-                StepOutput { replies: Vec::new(), deliveries, requests: session.take_requests() }
+                StepOutput { replies: Vec::new(), deliveries, requests: session.take_requests(), close: false }
             }
             Step::Disconnect { conn } => {
                 session.disconnect(*conn);
@@ -339,7 +337,7 @@ impl Timeline {
                     Ok(None) => crate::Reply::Status("filled 0 entries".to_owned()),
                     Err(error) => crate::Reply::Error(error.to_string()),
                 };
-                StepOutput { replies: vec![reply], deliveries, requests: Vec::new() }
+                StepOutput { replies: vec![reply], deliveries, ..StepOutput::default() }
             }
         }
     }
@@ -394,7 +392,7 @@ impl Timeline {
         // reply (XRANGE of a million entries): a few such steps would hold gigabytes.
         let kept = if cost > MAX_KEPT_REPLY && !matches!(step, Step::Fill { .. }) {
             let note = format!("(a reply of {cost} values, too big to keep in the history)");
-            StepOutput { replies: vec![crate::Reply::Status(note)], deliveries: Vec::new(), requests: Vec::new() }
+            StepOutput { replies: vec![crate::Reply::Status(note)], ..StepOutput::default() }
         } else {
             output.clone()
         };
@@ -509,9 +507,7 @@ impl Timeline {
     pub fn execute(&mut self, conn: ConnId, args: Vec<Vec<u8>>) -> (Executed, Vec<HostRequest>) {
         let now = self.current.clock_reading();
         let step = Step::Execute { conn, args: Words::new(&args), now };
-        let StepOutput { replies, deliveries, requests } = self.push(step, Some(args));
-        // Only QUIT closes its own connection without the host being asked (CLIENT KILL asks).
-        let close = self.current.conn(conn).is_none() && !requests.contains(&HostRequest::Close(conn));
+        let StepOutput { replies, deliveries, requests, close } = self.push(step, Some(args));
         (Executed { replies, deliveries, close }, requests)
     }
 

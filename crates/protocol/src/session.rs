@@ -12,12 +12,21 @@ use streamlab_engine::{glob_match, AddId, Keyspace, SortedMap, SortedSet, Stream
 
 mod admin;
 mod connection;
+#[cfg(feature = "server")]
+mod debug;
 mod fill;
+#[cfg(feature = "host")]
+mod host;
 mod invariants;
 mod pubsub;
 
 pub use admin::HostRequest;
+#[cfg(feature = "server")]
+pub use host::DebugAccess;
+#[cfg(feature = "host")]
+pub use host::{HostInfo, Peer};
 
+use crate::command::conn::SessionCmd;
 #[cfg(feature = "host-params")]
 use crate::command::server::HostParam;
 use crate::command::{self, Block, Clients, Ctx, Outcome, Run};
@@ -86,6 +95,9 @@ pub struct Conn {
     /// The protocol version, 2 or 3.
     pub resp: u8,
     multi: Option<Multi>,
+    /// While EXEC runs its transaction: how many commands it holds (CLIENT LIST still shows
+    /// the connection in MULTI then, as Redis does).
+    executing: Option<usize>,
     watched: SortedSet<Vec<u8>>,
     watch_dirty: bool,
     channels: SortedSet<Vec<u8>>,
@@ -100,9 +112,12 @@ pub struct Conn {
     /// When it connected (session clock), for CLIENT KILL MAXAGE.
     #[cfg(feature = "host")]
     created: i64,
-    /// Where it comes from and what it reached, as its host told (`set_address`).
+    /// When it last sent a command (session clock), for CLIENT LIST's `idle`.
     #[cfg(feature = "host")]
-    addr: Option<(String, String)>,
+    last_command: i64,
+    /// Where it comes from, as its host told (`set_peer`).
+    #[cfg(feature = "host")]
+    peer: Option<Box<Peer>>,
 }
 
 impl Conn {
@@ -113,6 +128,7 @@ impl Conn {
             name: None,
             resp: 2,
             multi: None,
+            executing: None,
             watched: SortedSet::new(),
             watch_dirty: false,
             channels: SortedSet::new(),
@@ -124,7 +140,9 @@ impl Conn {
             #[cfg(feature = "host")]
             created,
             #[cfg(feature = "host")]
-            addr: None,
+            last_command: created,
+            #[cfg(feature = "host")]
+            peer: None,
         }
     }
 
@@ -132,15 +150,15 @@ impl Conn {
     fn reset(&mut self) {
         let fresh = Conn::new(self.id, 0);
         #[cfg(feature = "host")]
-        let fresh = Conn { addr: self.addr.take(), created: self.created, ..fresh };
+        let fresh = Conn { peer: self.peer.take(), created: self.created, last_command: self.last_command, ..fresh };
         *self = fresh;
     }
 
     /// The peer address CLIENT LIST and CLIENT KILL show (a placeholder unless the host said).
     fn addr(&self) -> &str {
         #[cfg(feature = "host")]
-        if let Some((addr, _)) = &self.addr {
-            return addr;
+        if let Some(peer) = &self.peer {
+            return &peer.addr;
         }
         "127.0.0.1:0"
     }
@@ -148,8 +166,8 @@ impl Conn {
     /// The local address CLIENT LIST and CLIENT KILL LADDR show.
     fn laddr(&self) -> &str {
         #[cfg(feature = "host")]
-        if let Some((_, laddr)) = &self.addr {
-            return laddr;
+        if let Some(peer) = &self.peer {
+            return &peer.laddr;
         }
         "127.0.0.1:6379"
     }
@@ -246,8 +264,7 @@ struct State {
     pause: admin::Pause,
     #[cfg(feature = "host")]
     postponed: Vec<ConnId>,
-    /// Connections that CLIENT KILL closed from their own command: they leave once it is done.
-    #[cfg(feature = "host")]
+    /// Connections that close once their command is done: QUIT, CLIENT KILL of the caller.
     leaving: Vec<ConnId>,
     /// `maxclients` and the most the host can serve.
     clients: Clients,
@@ -266,6 +283,13 @@ pub struct Session {
     /// recomputes state, not the host's past work.
     #[cfg(feature = "host")]
     requests: Vec<HostRequest>,
+    /// What the host told about its process (`set_host`).
+    #[cfg(feature = "host")]
+    host: std::sync::Arc<HostInfo>,
+    /// Virtual time a DEBUG SLEEP asked to pass once the command is done (a sleep inside EXEC
+    /// holds the whole transaction, as Redis's does; its timeouts are served after it).
+    #[cfg(feature = "server")]
+    sleep: Option<i64>,
 }
 
 impl Session {
@@ -298,7 +322,6 @@ impl Session {
                 pause: admin::Pause::default(),
                 #[cfg(feature = "host")]
                 postponed: Vec::new(),
-                #[cfg(feature = "host")]
                 leaving: Vec::new(),
                 clients: Clients::default(),
                 #[cfg(feature = "host-params")]
@@ -308,6 +331,10 @@ impl Session {
             caps,
             #[cfg(feature = "host")]
             requests: Vec::new(),
+            #[cfg(feature = "host")]
+            host: Default::default(),
+            #[cfg(feature = "server")]
+            sleep: None,
         }
     }
 
@@ -417,6 +444,12 @@ impl Session {
     /// expired keys and timed-out blocked reads. Replaying history uses this to reproduce a
     /// step exactly.
     pub fn advance_to(&mut self, now: i64) -> Vec<Delivery> {
+        let mut deliveries = self.advance_once(now);
+        self.sleep_through(&mut deliveries);
+        deliveries
+    }
+
+    fn advance_once(&mut self, now: i64) -> Vec<Delivery> {
         self.state.now = self.state.now.max(now);
         let now = self.state.now;
         self.state.db.expire_due(now);
@@ -456,6 +489,10 @@ impl Session {
             self.state.next_conn = self.state.next_conn.max(conn + 1);
         }
         let mut out = Executed::default();
+        #[cfg(feature = "host")]
+        {
+            self.conn_mut(conn).last_command = self.state.now.max(now);
+        }
         if self.state.conns[&conn].waiting() {
             self.conn_mut(conn).backlog.push(args);
             return out;
@@ -477,9 +514,29 @@ impl Session {
             }
         }
         self.shape_deliveries(&mut out.deliveries);
-        #[cfg(feature = "host")]
         self.let_go();
+        self.sleep_through(&mut out.deliveries);
         out
+    }
+
+    /// Lets go of the connections that close once their command is done; whether any did.
+    fn let_go(&mut self) -> bool {
+        let leaving = std::mem::take(&mut self.state.leaving);
+        for &id in &leaving {
+            self.disconnect(id);
+        }
+        !leaving.is_empty()
+    }
+
+    /// Lets pass the virtual time DEBUG SLEEP asked for, serving what comes due.
+    #[cfg_attr(not(feature = "server"), allow(unused_variables))]
+    fn sleep_through(&mut self, deliveries: &mut Vec<Delivery>) {
+        #[cfg(feature = "server")]
+        while let Some(ms) = self.sleep.take() {
+            let to = self.advanced_by(ms);
+            let served = self.advance_once(to);
+            deliveries.extend(served);
+        }
     }
 
     fn speaks_resp2(&self, conn: ConnId) -> bool {
@@ -527,41 +584,33 @@ impl Session {
         if args.is_empty() {
             return;
         }
-        let spec = command::check_call(&args, self.caps);
-        // The table's names are lower case, so a known command needs no lowered copy.
-        let lowered;
-        let name: &[u8] = match spec {
-            Ok(spec) => spec.name.as_bytes(),
-            Err(_) => {
-                lowered = command::arg(&args, 0).to_ascii_lowercase();
-                &lowered
-            }
-        };
-        let in_multi = self.state.conns[&conn].multi.is_some();
-        if in_multi && self.caps.strict_multi && matches!(name, b"multi" | b"watch") {
-            // Valkey refuses these inside a transaction like any forbidden command, and the
-            // transaction fails.
-            if let Some(multi) = self.conn_mut(conn).multi.as_mut() {
-                multi.failed = true;
-            }
-            let error = CmdError::NotInTransaction(String::from_utf8_lossy(name).into_owned());
-            out.replies.push(Reply::Error(error.to_string()));
+        #[cfg(feature = "server")]
+        if debug::cross_protocol(&args) {
+            self.hang_up_on_attack(conn);
             return;
         }
-        let transaction_control = matches!(name, b"exec" | b"discard" | b"multi" | b"watch" | b"quit" | b"reset");
-        if in_multi && !transaction_control {
+        let spec = command::check_call(&args, self.caps);
+        // A malformed call of a connection command is still that command (a bad EXEC ends
+        // the transaction).
+        let cmd = match spec {
+            Ok(spec) => spec.session_cmd(),
+            Err(_) => command::lookup_in(self.caps, command::arg(&args, 0)).and_then(|s| s.session_cmd()),
+        };
+        let in_multi = self.state.conns[&conn].multi.is_some();
+        if in_multi && self.caps.strict_multi && matches!(cmd, Some(SessionCmd::Multi | SessionCmd::Watch)) {
+            // Valkey refuses these inside a transaction like any forbidden command, and the
+            // transaction fails.
+            self.fail_transaction(conn);
+            let name = if cmd == Some(SessionCmd::Multi) { "multi" } else { "watch" };
+            out.replies.push(Reply::Error(CmdError::NotInTransaction(name.to_owned()).to_string()));
+            return;
+        }
+        // Refused before queueing: inside MULTI the transaction fails, as Redis fails it.
+        let spec = spec.and_then(|spec| self.refusal(conn, spec).map_or(Ok(spec), Err));
+        if in_multi && !cmd.is_some_and(SessionCmd::controls_transaction) {
             let reply = match spec {
-                #[cfg(feature = "host")]
-                Ok(_) if name == b"shutdown" => {
-                    if let Some(multi) = self.conn_mut(conn).multi.as_mut() {
-                        multi.failed = true;
-                    }
-                    Reply::Error(CmdError::from(Msg::NotAllowedInMulti).to_string())
-                }
                 Err(error) => {
-                    if let Some(multi) = self.conn_mut(conn).multi.as_mut() {
-                        multi.failed = true;
-                    }
+                    self.fail_transaction(conn);
                     Reply::Error(error.to_string())
                 }
                 Ok(_) => {
@@ -576,7 +625,7 @@ impl Session {
         }
         let spec = match spec {
             Ok(spec) => spec,
-            Err(error) if name == b"exec" => {
+            Err(error) if cmd == Some(SessionCmd::Exec) => {
                 // A malformed EXEC ends the transaction on the spot, naming the reason; outside
                 // MULTI it answers the same way and still drops the connection's WATCHes.
                 self.conn_mut(conn).multi = None;
@@ -585,19 +634,12 @@ impl Session {
                 return;
             }
             Err(error) => {
-                if let Some(multi) = self.conn_mut(conn).multi.as_mut() {
-                    multi.failed = true;
-                }
+                self.fail_transaction(conn);
                 out.replies.push(Reply::Error(error.to_string()));
                 return;
             }
         };
-        if self.state.conns[&conn].in_subscribed_context()
-            && !matches!(
-                name,
-                b"subscribe" | b"psubscribe" | b"unsubscribe" | b"punsubscribe" | b"ping" | b"quit" | b"reset"
-            )
-        {
+        if self.state.conns[&conn].in_subscribed_context() && !cmd.is_some_and(SessionCmd::allowed_subscribed) {
             // Subcommands are named by their full name, `client|setname`.
             let full = match args.get(1) {
                 Some(sub) if !spec.subcommands.is_empty() => {
@@ -611,8 +653,8 @@ impl Session {
         let result = match spec.run {
             Run::Data(handler) => self.run_data(conn, handler, &args, now),
             Run::Owning(handler) => handler(&mut self.ctx(conn, now), args),
-            Run::Session => {
-                if let Err(error) = self.run_session(conn, name, &args, now, out) {
+            Run::Session(cmd) => {
+                if let Err(error) = self.run_session(conn, cmd, &args, now, out) {
                     out.replies.push(Reply::Error(error.to_string()));
                 }
                 return;
@@ -623,6 +665,28 @@ impl Session {
             Ok(Outcome::Block(block)) => self.park(conn, block),
             Err(error) => out.replies.push(Reply::Error(error.to_string())),
         }
+    }
+
+    /// Marks the connection's transaction, if it has one, as failed.
+    fn fail_transaction(&mut self, conn: ConnId) {
+        if let Some(multi) = self.conn_mut(conn).multi.as_mut() {
+            multi.failed = true;
+        }
+    }
+
+    /// Why a well-formed command is refused before it runs or queues: SHUTDOWN inside MULTI,
+    /// DEBUG where the host does not allow it.
+    #[cfg_attr(not(feature = "host"), allow(unused_variables))]
+    fn refusal(&self, conn: ConnId, spec: &command::CommandSpec) -> Option<CmdError> {
+        #[cfg(feature = "host")]
+        if spec.session_cmd() == Some(SessionCmd::Shutdown) && self.state.conns[&conn].multi.is_some() {
+            return Some(Msg::NotAllowedInMulti.into());
+        }
+        #[cfg(feature = "server")]
+        if spec.session_cmd() == Some(SessionCmd::Debug) && !self.debug_allowed(conn) {
+            return Some(Msg::DebugNotAllowed.into());
+        }
+        None
     }
 
     /// What a data command of `conn` may touch.
@@ -636,6 +700,8 @@ impl Session {
             #[cfg(feature = "host-params")]
             host: &mut self.state.host,
             clients: &mut self.state.clients,
+            #[cfg(feature = "host")]
+            process: &self.host,
         }
     }
 
@@ -724,8 +790,12 @@ impl Session {
             self.run(conn, args, now, &mut out);
             deliveries.extend(out.replies.into_iter().map(|reply| Delivery { conn, reply }));
             deliveries.extend(out.deliveries);
-            // A connection that killed itself runs nothing more of what it sent.
-            #[cfg(feature = "host")]
+            if out.close {
+                // QUIT served late: the host closes the socket once the OK is written.
+                #[cfg(feature = "host")]
+                self.requests.push(HostRequest::Close(conn));
+            }
+            // A connection that quit or killed itself runs nothing more of what it sent.
             if self.let_go() {
                 break;
             }

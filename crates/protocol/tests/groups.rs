@@ -48,6 +48,8 @@ impl T {
                     #[cfg(feature = "host-params")]
                     host: &mut host,
                     clients: &mut Default::default(),
+                    #[cfg(feature = "host")]
+                    process: &Default::default(),
                 };
                 handler(&mut ctx, &args).map_err(|e| e.to_string())
             }

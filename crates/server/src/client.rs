@@ -65,7 +65,7 @@ impl Sock {
 
 /// What a connection asked for while blocked and gets once its wait ends.
 pub(crate) enum Closing {
-    /// Send these bytes, then close (QUIT, a protocol error).
+    /// Send these bytes, then close (a protocol error behind a blocked read).
     Pending(Vec<u8>),
     /// Already queued for sending.
     Sent,
@@ -74,13 +74,8 @@ pub(crate) enum Closing {
 /// A client: its socket, its buffers and what CLIENT LIST shows about it.
 pub(crate) struct Client {
     pub(crate) sock: Sock,
+    /// The peer's address, for log lines (the session has its CLIENT LIST fields).
     pub(crate) addr: String,
-    pub(crate) laddr: String,
-    pub(crate) unix: bool,
-    /// On a Unix socket or from a loopback address (`enable-debug-command local`).
-    pub(crate) local: bool,
-    pub(crate) created: Instant,
-    pub(crate) last_command: Instant,
     pub(crate) closing: Option<Closing>,
     /// The request being read.
     parser: RequestParser,
@@ -125,16 +120,10 @@ pub(crate) enum Flushed {
 }
 
 impl Client {
-    pub(crate) fn new(sock: Sock, addr: String, laddr: String, unix: bool, local: bool) -> Client {
-        let now = Instant::now();
+    pub(crate) fn new(sock: Sock, addr: String) -> Client {
         Client {
             sock,
             addr,
-            laddr,
-            unix,
-            local,
-            created: now,
-            last_command: now,
             closing: None,
             parser: RequestParser::new(),
             input: Vec::new(),

@@ -41,16 +41,8 @@ pub enum ClockKind {
     Virtual,
 }
 
-/// Who may run DEBUG (`enable-debug-command`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum DebugAccess {
-    /// Nobody (Redis's default).
-    No,
-    /// Everybody.
-    Yes,
-    /// Clients on a Unix socket or a loopback address.
-    Local,
-}
+/// Who may run DEBUG (`enable-debug-command`): the session checks it.
+pub use streamlab_protocol::session::DebugAccess;
 
 /// Everything the server needs to start.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -3,7 +3,6 @@
 //! as one batch, writing output, and routing what the session delivers to other connections.
 
 use std::collections::{BTreeMap, BTreeSet};
-use std::time::Instant;
 
 use streamlab_protocol::{encode, encode_into, ConnId, Delivery, ProtocolError, Session};
 
@@ -265,7 +264,6 @@ impl EventLoop {
         let mut own = std::mem::take(&mut client.output);
         let start = own.len();
         let mut step = Step::Go;
-        let now = Instant::now();
         // What the batch's arguments hold, released once they ran (a Vec costs 24 bytes).
         self.core.released += requests.iter().flatten().map(|a| a.capacity() + 24).sum::<usize>();
         for args in requests.drain(..) {
@@ -273,7 +271,7 @@ impl EventLoop {
                 Some(client) if client.closing.is_none() => {}
                 _ => break,
             }
-            step = self.run_one(id, args, now, &mut own);
+            step = self.run_one(id, args, &mut own);
             // CONFIG SET may have changed the limits.
             self.core.refresh_limits();
             let limit = self.core.output_limit(id);

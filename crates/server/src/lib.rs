@@ -36,9 +36,10 @@
 //! RESP3 after `HELLO 3`, pipelining, MULTI/EXEC/WATCH, Pub/Sub (arrays in RESP2, pushes in
 //! RESP3), blocking XREAD/XREADGROUP served by other connections' writes or by their timeout.
 //! A protocol error is answered with Redis's text and closes that connection only. The server
-//! fills in what the session cannot know: INFO's `tcp_port`, `process_id`, `executable`,
-//! `config_file` and listener lines, and CLIENT LIST's `addr`, `laddr`, `fd`, `age`, `idle`
-//! and the `U` flag of Unix-socket clients.
+//! tells the session what only it knows (`Session::set_host`, `Session::set_peer`): INFO's
+//! `tcp_port`, `process_id`, `executable`, `config_file` and listener lines, and each
+//! connection's `addr`, `laddr`, `fd` and the `U` flag of Unix-socket clients, which CLIENT
+//! LIST shows alike inside and outside MULTI. The server never looks at a command's name.
 //!
 //! One thread serves everything, as in Redis: an epoll loop (through `mio`) reads the clients
 //! that are ready, runs their requests on the session and writes the replies. A client that
@@ -65,8 +66,10 @@
 //!
 //! The virtual clock starts at [`VIRTUAL_EPOCH_MS`](streamlab_protocol::VIRTUAL_EPOCH_MS)
 //! (2023-11-14 22:13:20 UTC) and moves only through those commands, so `*` ids, idle times and
-//! BLOCK timeouts are reproducible. DEBUG is not queued by MULTI (the transaction fails) and,
-//! pipelined behind a blocked read, is answered as an unknown command when its turn comes.
+//! BLOCK timeouts are reproducible. DEBUG is a command of the session's table like any other:
+//! MULTI queues it (a refused DEBUG fails the transaction, as in Redis), and pipelined behind
+//! a blocked read it runs when its turn comes; time a DEBUG inside EXEC lets pass passes once
+//! the transaction is done. STREAMLAB-CLOCK is the world's clock, so CLIENT PAUSE never holds it.
 
 mod client;
 pub mod config;

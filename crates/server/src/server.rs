@@ -22,13 +22,11 @@ use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use mio::net::{TcpListener, UnixListener};
 use mio::{Events, Interest, Poll, Token, Waker};
-use streamlab_protocol::command::is;
-use streamlab_protocol::{
-    encode_into, Clock, CmdError, ConnId, Delivery, HostRequest, Reply, Session, VIRTUAL_CLOCK_MAX_MS, VIRTUAL_EPOCH_MS,
-};
+use streamlab_protocol::session::{HostInfo, Peer};
+use streamlab_protocol::{encode_into, Clock, ConnId, HostRequest, Reply, Session, VIRTUAL_EPOCH_MS};
 
-use crate::client::{Client, Closing, Sock, READ_CHUNK};
-use crate::config::{ClockKind, Config, DebugAccess, Port};
+use crate::client::{Client, Sock, READ_CHUNK};
+use crate::config::{ClockKind, Config, Port};
 use crate::conns::{route, Core};
 use crate::log::{self, Level};
 use crate::maxclients::{self, AcceptErrors, MAX_CLIENTS_REACHED};
@@ -43,9 +41,6 @@ const ACCEPT_RETRY: Duration = Duration::from_millis(10);
 /// finds nothing).
 const WAKER: Token = Token(usize::MAX);
 
-/// Redis's answer when DEBUG is disabled.
-const DEBUG_NOT_ALLOWED: &str = "ERR DEBUG command not allowed. If the enable-debug-command option is set to \"local\", you can run it from a local connection, otherwise you need to set this option in the configuration file, and then restart the server.";
-
 /// The system clock in Unix milliseconds (the session's host clock).
 pub fn system_ms() -> i64 {
     SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, |d| i64::try_from(d.as_millis()).unwrap_or(i64::MAX))
@@ -59,20 +54,10 @@ fn client_token(id: ConnId) -> Token {
     Token(id as usize)
 }
 
-/// What INFO reports about the process (the session cannot know it).
-struct ProcessInfo {
-    tcp_port: u16,
-    listeners: Vec<String>,
-    executable: String,
-    config_file: String,
-}
-
 /// What the loop reads but never changes.
 pub(crate) struct Settings {
-    debug: DebugAccess,
     clock: ClockKind,
     pub(crate) log: bool,
-    info: ProcessInfo,
 }
 
 /// Shared between the loop thread and the [`Server`] handle.
@@ -223,6 +208,14 @@ impl Server {
         let mut session = Session::with_profile(clock, config.profile);
         // What the descriptors allow is also the most CONFIG SET maxclients may ask for.
         session.set_client_limits(fit.maxclients, fit.ceiling);
+        session.set_host(HostInfo {
+            tcp_port,
+            process_id: std::process::id(),
+            executable: std::env::current_exe().map(|p| p.display().to_string()).unwrap_or_default(),
+            config_file: config.config_file.as_ref().map(|p| p.display().to_string()).unwrap_or_default(),
+            listeners: lines,
+            debug: config.debug,
+        });
         for param in config.limits.host_params() {
             session.add_host_param(param);
         }
@@ -243,17 +236,7 @@ impl Server {
                 log: config.log,
                 released: 0,
             },
-            settings: Settings {
-                debug: config.debug,
-                clock: config.clock,
-                log: config.log,
-                info: ProcessInfo {
-                    tcp_port,
-                    listeners: lines.into_iter().enumerate().map(|(i, l)| format!("listener{i}:{l}")).collect(),
-                    executable: std::env::current_exe().map(|p| p.display().to_string()).unwrap_or_default(),
-                    config_file: config.config_file.as_ref().map(|p| p.display().to_string()).unwrap_or_default(),
-                },
-            },
+            settings: Settings { clock: config.clock, log: config.log },
             shared: Arc::clone(&shared),
         };
         let looper = std::thread::Builder::new().name("streamlab-loop".into()).spawn(move || event_loop.run())?;
@@ -453,8 +436,10 @@ impl EventLoop {
         self.poll.registry().register(sock.source(), client_token(id), Interest::READABLE | Interest::WRITABLE)?;
         let connected = self.core.session.connect();
         debug_assert_eq!(connected, id);
-        self.core.session.set_address(id, addr.clone(), laddr.clone());
-        self.core.clients.insert(id, Client::new(sock, addr, laddr, unix, local));
+        self.core
+            .session
+            .set_peer(id, Peer { addr: addr.clone(), laddr, fd: u64::try_from(sock.fd()).unwrap_or(0), unix, local });
+        self.core.clients.insert(id, Client::new(sock, addr));
         // Bytes may have come before the registration.
         self.core.queue_read(id);
         Ok(())
@@ -472,71 +457,28 @@ impl EventLoop {
         match catch_unwind(AssertUnwindSafe(|| session.advance(0))) {
             Ok(deliveries) => {
                 route(&mut self.core, None, deliveries, &mut Vec::new());
-                self.host_requests(None, &mut Vec::new());
+                let _ = self.host_requests(None, &mut Vec::new());
             }
             Err(_) => log::line(self.settings.log, Level::Warning, "Internal error while serving blocked reads"),
         }
     }
 
-    pub(crate) fn run_one(&mut self, id: ConnId, args: Vec<Vec<u8>>, now: Instant, own: &mut Vec<u8>) -> Step {
-        let log_enabled = self.settings.log;
+    pub(crate) fn run_one(&mut self, id: ConnId, args: Vec<Vec<u8>>, own: &mut Vec<u8>) -> Step {
         let core = &mut self.core;
-        let blocked = core.blocked(id);
-        let Some(client) = core.clients.get_mut(&id) else { return Step::Abort };
-        client.last_command = now;
-        let name = args[0].as_slice();
-        if is(name, "post") || is(name, "host:") {
-            log::line(
-                log_enabled,
-                Level::Warning,
-                &format!("Possible SECURITY ATTACK detected. It looks like somebody is sending POST or Host: commands to Redis. This is likely due to an attacker attempting to use Cross Protocol Scripting to compromise your Redis instance. Connection from {} aborted.", client.addr),
-            );
-            return Step::Abort;
-        }
-        if blocked && is(name, "quit") {
-            // QUIT waits behind the blocked read like any other command, then closes.
-            client.closing.get_or_insert(Closing::Pending(b"+OK\r\n".to_vec()));
-            return Step::Go;
-        }
-        if is(name, "debug") && !blocked {
-            let local = client.local;
-            let session = &mut core.session;
-            let settings = &self.settings;
-            let Ok((reply, deliveries)) = catch_unwind(AssertUnwindSafe(|| settings.debug(session, id, &args, local)))
-            else {
-                return internal_error(log_enabled, &format!("running DEBUG for client id={id}"), own);
-            };
-            let resp3 = core.resp3(id);
-            encode_into(&reply, resp3, own);
-            route(core, Some(id), deliveries, own);
-            return if self.host_requests(Some(id), own) { Step::Close } else { Step::Go };
-        }
-        let patch = if is(name, "info") {
-            Patch::Info
-        } else if is(name, "client") && args.get(1).is_some_and(|a| is(a, "list")) {
-            Patch::ClientList
-        } else {
-            Patch::None
-        };
         let session = &mut core.session;
         let executed = match catch_unwind(AssertUnwindSafe(|| session.execute(id, args))) {
             Ok(executed) => executed,
-            Err(_) => return internal_error(log_enabled, &format!("running a command of client id={id}"), own),
+            Err(_) => return internal_error(self.settings.log, &format!("running a command of client id={id}"), own),
         };
         let resp3 = core.resp3(id);
-        for reply in executed.replies {
-            let reply = match patch {
-                Patch::None => reply,
-                Patch::Info => map_text(reply, |text| self.settings.patch_info(text)),
-                Patch::ClientList => map_text(reply, |text| patch_client_list(&core.clients, text)),
-            };
-            encode_into(&reply, resp3, own);
+        for reply in &executed.replies {
+            encode_into(reply, resp3, own);
         }
         route(core, Some(id), executed.deliveries, own);
-        if self.host_requests(Some(id), own) || executed.close {
-            Step::Close
-        } else {
-            Step::Go
+        match self.host_requests(Some(id), own) {
+            Some(step) => step,
+            None if executed.close => Step::Close,
+            None => Step::Go,
         }
     }
 }
@@ -547,226 +489,4 @@ fn internal_error(log_enabled: bool, what: &str, own: &mut Vec<u8>) -> Step {
     log::line(log_enabled, Level::Warning, &format!("Internal error while {what}"));
     encode_into(&Reply::Error("ERR internal error".into()), false, own);
     Step::Close
-}
-
-/// Replies the server completes with what only it knows.
-enum Patch {
-    None,
-    Info,
-    ClientList,
-}
-
-impl Settings {
-    fn debug(&self, session: &mut Session, id: ConnId, args: &[Vec<u8>], local: bool) -> (Reply, Vec<Delivery>) {
-        let error = |text: String| (Reply::Error(text), Vec::new());
-        if args.len() < 2 {
-            return error("ERR wrong number of arguments for 'debug' command".into());
-        }
-        let allowed = match self.debug {
-            DebugAccess::Yes => true,
-            DebugAccess::No => false,
-            DebugAccess::Local => local,
-        };
-        let conn = session.conn(id);
-        let in_multi = conn.is_some_and(|c| c.in_multi());
-        let subscribed = conn.is_some_and(|c| c.in_subscribed_context());
-        let fail_multi = |session: &mut Session, reply: (Reply, Vec<Delivery>)| {
-            if in_multi {
-                // The session does not know DEBUG: sending it a malformed command marks the
-                // transaction failed, as Redis marks it for a command refused while queueing.
-                let _ = session.execute(id, vec![b"debug".to_vec()]);
-            }
-            reply
-        };
-        if !allowed {
-            return fail_multi(session, error(DEBUG_NOT_ALLOWED.into()));
-        }
-        if subscribed {
-            return error(CmdError::SubscribedContext("debug".into()).to_string());
-        }
-        if in_multi {
-            return fail_multi(session, error("ERR DEBUG cannot be queued in a transaction by StreamLab".into()));
-        }
-        let sub = &args[1];
-        let unknown = || {
-            error(format!(
-                "ERR unknown subcommand or wrong number of arguments for '{}'. Try DEBUG HELP.",
-                String::from_utf8_lossy(sub)
-            ))
-        };
-        if is(sub, "sleep") && args.len() == 3 {
-            // Redis sleeps only when the time is a positive number of microseconds that fits
-            // a signed 64-bit integer; anything else (negative, NaN, 1e308) answers OK at once.
-            let micros = strtod(&args[2]) * 1e6;
-            if !(micros >= 1.0 && micros < i64::MAX as f64) {
-                return (Reply::ok(), Vec::new());
-            }
-            let deliveries = match self.clock {
-                // Virtual time passes as the sleep says; nothing waits.
-                ClockKind::Virtual => match clock_step(session, (micros / 1000.0) as i64) {
-                    Ok(ms) => session.advance(ms),
-                    Err(text) => return error(text),
-                },
-                ClockKind::System => {
-                    // Like Redis, the whole server stops for that long.
-                    std::thread::sleep(Duration::from_micros(micros as u64));
-                    Vec::new()
-                }
-            };
-            return (Reply::ok(), deliveries);
-        }
-        if is(sub, "streamlab-clock") && args.len() == 3 && is(&args[2], "get") {
-            return (Reply::Integer(session.now()), Vec::new());
-        }
-        if is(sub, "streamlab-clock") && args.len() == 4 && is(&args[2], "advance") {
-            let Some(ms) = std::str::from_utf8(&args[3]).ok().and_then(|s| s.parse::<i64>().ok()).filter(|ms| *ms >= 0)
-            else {
-                return error("ERR value is not an integer or out of range".into());
-            };
-            if self.clock == ClockKind::System {
-                return error(
-                    "ERR the server reads the system clock; start it with --clock virtual to move time".into(),
-                );
-            }
-            return match clock_step(session, ms) {
-                Ok(ms) => (Reply::ok(), session.advance(ms)),
-                Err(text) => error(text),
-            };
-        }
-        if is(sub, "help") && args.len() == 2 {
-            let lines = [
-                "DEBUG <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
-                "SLEEP <seconds>",
-                "    Stop the server for <seconds>. Decimals allowed. On a virtual clock, move it instead.",
-                "STREAMLAB-CLOCK ADVANCE <milliseconds>",
-                "    Move the virtual clock forward (--clock virtual) and serve the reads whose time ran out.",
-                "STREAMLAB-CLOCK GET",
-                "    Return the server's time in Unix milliseconds.",
-                "HELP",
-                "    Print this help.",
-            ];
-            return (Reply::Array(lines.iter().map(|l| Reply::Status((*l).to_owned())).collect()), Vec::new());
-        }
-        unknown()
-    }
-
-    fn patch_info(&self, text: &[u8]) -> Vec<u8> {
-        let text = String::from_utf8_lossy(text);
-        let mut out = Vec::new();
-        for line in text.split_inclusive("\r\n") {
-            let (body, end) = match line.strip_suffix("\r\n") {
-                Some(body) => (body, "\r\n"),
-                None => (line, ""),
-            };
-            let field = |name: &str| body.starts_with(name) && body[name.len()..].starts_with(':');
-            let replaced = if field("tcp_port") {
-                format!("tcp_port:{}", self.info.tcp_port)
-            } else if field("process_id") {
-                format!("process_id:{}", std::process::id())
-            } else if field("executable") {
-                format!("executable:{}", self.info.executable)
-            } else if field("config_file") {
-                format!("config_file:{}", self.info.config_file)
-            } else if field("listener0") {
-                self.info.listeners.join("\r\n")
-            } else {
-                body.to_owned()
-            };
-            out.extend_from_slice(replaced.as_bytes());
-            out.extend_from_slice(end.as_bytes());
-        }
-        out
-    }
-}
-
-/// Applies `f` to the text of a bulk or verbatim reply.
-fn map_text(reply: Reply, f: impl FnOnce(&[u8]) -> Vec<u8>) -> Reply {
-    match reply {
-        Reply::Bulk(text) => Reply::Bulk(f(&text)),
-        Reply::Verbatim { format, text } => Reply::Verbatim { format, text: f(&text) },
-        other => other,
-    }
-}
-
-/// Fills in the CLIENT LIST fields only the server knows: addresses, descriptor, age, idle
-/// time, and the `U` flag of Unix-socket clients.
-fn patch_client_list(clients: &BTreeMap<ConnId, Client>, text: &[u8]) -> Vec<u8> {
-    let text = String::from_utf8_lossy(text);
-    let now = Instant::now();
-    let mut out = String::new();
-    for line in text.split_inclusive('\n') {
-        let (body, end) = match line.strip_suffix('\n') {
-            Some(body) => (body, "\n"),
-            None => (line, ""),
-        };
-        let client = body
-            .split(' ')
-            .find_map(|f| f.strip_prefix("id="))
-            .and_then(|id| id.parse::<ConnId>().ok())
-            .and_then(|id| clients.get(&id));
-        let Some(client) = client else {
-            out.push_str(line);
-            continue;
-        };
-        let fields: Vec<String> = body
-            .split(' ')
-            .map(|field| {
-                let (key, value) = field.split_once('=').unwrap_or((field, ""));
-                match key {
-                    "addr" => format!("addr={}", client.addr),
-                    "laddr" => format!("laddr={}", client.laddr),
-                    "fd" => format!("fd={}", client.sock.fd()),
-                    "age" => format!("age={}", now.duration_since(client.created).as_secs()),
-                    "idle" => format!("idle={}", now.duration_since(client.last_command).as_secs()),
-                    "flags" if client.unix => {
-                        let flags = value.replace('N', "");
-                        format!("flags={flags}U")
-                    }
-                    _ => field.to_owned(),
-                }
-            })
-            .collect();
-        out.push_str(&fields.join(" "));
-        out.push_str(end);
-    }
-    out.into_bytes()
-}
-
-/// A virtual clock step, refused when it would carry the clock past its last instant.
-fn clock_step(session: &Session, ms: i64) -> Result<i64, String> {
-    if session.now().checked_add(ms).is_none_or(|to| to > VIRTUAL_CLOCK_MAX_MS) {
-        return Err(format!(
-            "ERR the virtual clock cannot move past {VIRTUAL_CLOCK_MAX_MS} (the end of year 9999); it is at {}",
-            session.now()
-        ));
-    }
-    Ok(ms)
-}
-
-/// C's `strtod` on the longest numeric prefix (after leading blanks); 0 when there is none.
-fn strtod(arg: &[u8]) -> f64 {
-    let start = arg.iter().position(|b| !b.is_ascii_whitespace()).unwrap_or(arg.len());
-    let numeric: Vec<u8> = arg[start..]
-        .iter()
-        .take(64)
-        .take_while(|b| b.is_ascii_digit() || matches!(b, b'+' | b'-' | b'.' | b'e' | b'E'))
-        .copied()
-        .collect();
-    (0..=numeric.len())
-        .rev()
-        .find_map(|i| std::str::from_utf8(&numeric[..i]).ok()?.parse::<f64>().ok().filter(|v| v.is_finite()))
-        .unwrap_or(0.0)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn strtod_takes_the_numeric_prefix() {
-        assert_eq!(strtod(b"0"), 0.0);
-        assert_eq!(strtod(b"1.5"), 1.5);
-        assert_eq!(strtod(b" 2s"), 2.0);
-        assert_eq!(strtod(b"abc"), 0.0);
-    }
 }

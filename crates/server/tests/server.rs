@@ -325,6 +325,58 @@ fn info_and_client_list_know_the_connection() {
     assert!(list.contains(" age=0 idle=0 flags=N "), "{list}");
 }
 
+/// The `name:value` field of an INFO text.
+fn info_field<'a>(info: &'a str, name: &str) -> &'a str {
+    info.split("\r\n")
+        .find_map(|l| l.strip_prefix(name)?.strip_prefix(':'))
+        .unwrap_or_else(|| panic!("{name} in {info}"))
+}
+
+#[test]
+fn inside_multi_info_and_client_list_answer_as_outside() {
+    let server = server();
+    let port = server.tcp_port().unwrap();
+    let mut c = Client::connect(&server);
+    let outside_info = text(&c.cmd(&["INFO", "server"]));
+    let outside_list = text(&c.cmd(&["CLIENT", "LIST"]));
+    assert_eq!(c.cmd(&["MULTI"]), status("OK"));
+    assert_eq!(c.cmd(&["INFO", "server"]), status("QUEUED"));
+    assert_eq!(c.cmd(&["CLIENT", "LIST"]), status("QUEUED"));
+    let Reply::Array(replies) = c.cmd(&["EXEC"]) else { panic!("EXEC answers an array") };
+    let (inside_info, inside_list) = (text(&replies[0]), text(&replies[1]));
+    for name in ["tcp_port", "process_id", "executable", "config_file", "listener0"] {
+        assert_eq!(info_field(&inside_info, name), info_field(&outside_info, name), "{name}");
+    }
+    assert_eq!(info_field(&inside_info, "tcp_port"), port.to_string());
+    assert_eq!(info_field(&inside_info, "process_id"), std::process::id().to_string());
+    // The same connection, the same peer fields; only the MULTI state differs, as on Redis.
+    let fields = |list: &str| -> Vec<String> {
+        list.split(' ')
+            .filter(|f| ["addr=", "laddr=", "fd=", "id="].iter().any(|p| f.starts_with(p)))
+            .map(str::to_owned)
+            .collect()
+    };
+    assert_eq!(fields(&inside_list), fields(&outside_list));
+    let local = c.stream.local_addr().unwrap();
+    assert!(inside_list.contains(&format!(" addr={local} laddr=127.0.0.1:{port} fd=")), "{inside_list}");
+    assert!(inside_list.contains(" flags=x ") && inside_list.contains(" multi=2 "), "{inside_list}");
+}
+
+#[test]
+fn quit_behind_a_blocked_read_closes_once_the_read_is_served() {
+    let server = server();
+    let mut reader = Client::connect(&server);
+    let mut writer = Client::connect(&server);
+    reader.send(&["XREAD", "BLOCK", "0", "STREAMS", "s", "$"]);
+    reader.send(&["QUIT"]);
+    reader.send(&["PING"]);
+    assert!(!reader.has_reply_within(100));
+    assert_eq!(writer.cmd(&["XADD", "s", "1-0", "f", "v"]), bulk("1-0"));
+    assert!(matches!(reader.read(), Reply::Array(_)));
+    assert_eq!(reader.read(), status("OK"));
+    assert_eq!(reader.read_to_close(), b"", "QUIT closed the connection, and the PING after it never ran");
+}
+
 #[test]
 fn debug_is_refused_by_default_as_redis_refuses_it() {
     let server = server();
@@ -358,6 +410,12 @@ fn debug_subcommands() {
         Reply::Error("ERR unknown subcommand or wrong number of arguments for 'jmap'. Try DEBUG HELP.".into())
     );
     assert!(matches!(c.cmd(&["DEBUG", "HELP"]), Reply::Array(lines) if lines.len() == 9));
+    // A table command like any other: queued inside MULTI and run by EXEC.
+    assert_eq!(c.cmd(&["MULTI"]), status("OK"));
+    assert_eq!(c.cmd(&["DEBUG", "SLEEP", "0"]), status("QUEUED"));
+    assert_eq!(c.cmd(&["DEBUG", "nope"]), status("QUEUED"));
+    let subcommand = "ERR unknown subcommand or wrong number of arguments for 'nope'. Try DEBUG HELP.";
+    assert_eq!(c.cmd(&["EXEC"]), array(vec![status("OK"), Reply::Error(subcommand.into())]));
     // The system clock cannot be moved.
     assert!(c.cmd(&["DEBUG", "STREAMLAB-CLOCK", "ADVANCE", "10"]).is_error());
 }

@@ -3,7 +3,49 @@
 
 use super::{CommandSpec, Run, SubSpec};
 
+/// The connection commands, as the session dispatches them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[allow(missing_docs)]
+pub enum SessionCmd {
+    Multi,
+    Exec,
+    Discard,
+    Watch,
+    Unwatch,
+    Subscribe,
+    PSubscribe,
+    Unsubscribe,
+    PUnsubscribe,
+    Publish,
+    Pubsub,
+    Ping,
+    Select,
+    Quit,
+    Reset,
+    Hello,
+    Client,
+    #[cfg(feature = "host")]
+    Shutdown,
+    #[cfg(feature = "server")]
+    Debug,
+}
+
+impl SessionCmd {
+    /// Runs at once inside MULTI instead of being queued.
+    pub fn controls_transaction(self) -> bool {
+        use SessionCmd::*;
+        matches!(self, Exec | Discard | Multi | Watch | Quit | Reset)
+    }
+
+    /// Allowed while the connection is subscribed (RESP2).
+    pub fn allowed_subscribed(self) -> bool {
+        use SessionCmd::*;
+        matches!(self, Subscribe | PSubscribe | Unsubscribe | PUnsubscribe | Ping | Quit | Reset)
+    }
+}
+
 const fn conn_command(
+    cmd: SessionCmd,
     name: &'static str,
     arity: i32,
     syntax: &'static str,
@@ -11,15 +53,16 @@ const fn conn_command(
     since: &'static str,
     group: &'static str,
 ) -> CommandSpec {
-    CommandSpec { name, arity, write: false, syntax, summary, since, group, subcommands: &[], run: Run::Session }
+    CommandSpec { name, arity, write: false, syntax, summary, since, group, subcommands: &[], run: Run::Session(cmd) }
 }
 
 /// The connection, transaction and Pub/Sub commands.
 pub const COMMANDS: &[CommandSpec] = &[
-    conn_command("multi", 1, "", "Starts a transaction.", "1.2.0", "transactions"),
-    conn_command("exec", 1, "", "Executes all commands in a transaction.", "1.2.0", "transactions"),
-    conn_command("discard", 1, "", "Discards a transaction.", "2.0.0", "transactions"),
+    conn_command(SessionCmd::Multi, "multi", 1, "", "Starts a transaction.", "1.2.0", "transactions"),
+    conn_command(SessionCmd::Exec, "exec", 1, "", "Executes all commands in a transaction.", "1.2.0", "transactions"),
+    conn_command(SessionCmd::Discard, "discard", 1, "", "Discards a transaction.", "2.0.0", "transactions"),
     conn_command(
+        SessionCmd::Watch,
         "watch",
         -2,
         "key [key ...]",
@@ -27,8 +70,17 @@ pub const COMMANDS: &[CommandSpec] = &[
         "2.2.0",
         "transactions",
     ),
-    conn_command("unwatch", 1, "", "Forgets about watched keys of a transaction.", "2.2.0", "transactions"),
     conn_command(
+        SessionCmd::Unwatch,
+        "unwatch",
+        1,
+        "",
+        "Forgets about watched keys of a transaction.",
+        "2.2.0",
+        "transactions",
+    ),
+    conn_command(
+        SessionCmd::Subscribe,
         "subscribe",
         -2,
         "channel [channel ...]",
@@ -37,6 +89,7 @@ pub const COMMANDS: &[CommandSpec] = &[
         "pubsub",
     ),
     conn_command(
+        SessionCmd::PSubscribe,
         "psubscribe",
         -2,
         "pattern [pattern ...]",
@@ -45,6 +98,7 @@ pub const COMMANDS: &[CommandSpec] = &[
         "pubsub",
     ),
     conn_command(
+        SessionCmd::Unsubscribe,
         "unsubscribe",
         -1,
         "[channel [channel ...]]",
@@ -53,6 +107,7 @@ pub const COMMANDS: &[CommandSpec] = &[
         "pubsub",
     ),
     conn_command(
+        SessionCmd::PUnsubscribe,
         "punsubscribe",
         -1,
         "[pattern [pattern ...]]",
@@ -60,7 +115,15 @@ pub const COMMANDS: &[CommandSpec] = &[
         "2.0.0",
         "pubsub",
     ),
-    conn_command("publish", 3, "channel message", "Posts a message to a channel.", "2.0.0", "pubsub"),
+    conn_command(
+        SessionCmd::Publish,
+        "publish",
+        3,
+        "channel message",
+        "Posts a message to a channel.",
+        "2.0.0",
+        "pubsub",
+    ),
     CommandSpec {
         name: "pubsub",
         arity: -2,
@@ -92,13 +155,22 @@ pub const COMMANDS: &[CommandSpec] = &[
                 summary: "Returns a count of unique pattern subscriptions.",
             },
         ],
-        run: Run::Session,
+        run: Run::Session(SessionCmd::Pubsub),
     },
-    conn_command("ping", -1, "[message]", "Returns the server's liveliness response.", "1.0.0", "connection"),
-    conn_command("select", 2, "index", "Changes the selected database.", "1.0.0", "connection"),
-    conn_command("quit", -1, "", "Closes the connection.", "1.0.0", "connection"),
-    conn_command("reset", 1, "", "Resets the connection.", "6.2.0", "connection"),
     conn_command(
+        SessionCmd::Ping,
+        "ping",
+        -1,
+        "[message]",
+        "Returns the server's liveliness response.",
+        "1.0.0",
+        "connection",
+    ),
+    conn_command(SessionCmd::Select, "select", 2, "index", "Changes the selected database.", "1.0.0", "connection"),
+    conn_command(SessionCmd::Quit, "quit", -1, "", "Closes the connection.", "1.0.0", "connection"),
+    conn_command(SessionCmd::Reset, "reset", 1, "", "Resets the connection.", "6.2.0", "connection"),
+    conn_command(
+        SessionCmd::Hello,
         "hello",
         -1,
         "[protover [AUTH username password] [SETNAME clientname]]",
@@ -108,10 +180,21 @@ pub const COMMANDS: &[CommandSpec] = &[
     ),
     #[cfg(feature = "host")]
     conn_command(
+        SessionCmd::Shutdown,
         "shutdown",
         -1,
         "[NOSAVE | SAVE] [NOW] [FORCE] [ABORT]",
         "Synchronously saves the database(s) to disk and shuts down the Redis server.",
+        "1.0.0",
+        "server",
+    ),
+    #[cfg(feature = "server")]
+    conn_command(
+        SessionCmd::Debug,
+        "debug",
+        -2,
+        "subcommand [argument]",
+        "A container for debugging commands.",
         "1.0.0",
         "server",
     ),
@@ -178,6 +261,6 @@ pub const COMMANDS: &[CommandSpec] = &[
                 summary: "Resumes processing commands from paused clients.",
             },
         ],
-        run: Run::Session,
+        run: Run::Session(SessionCmd::Client),
     },
 ];

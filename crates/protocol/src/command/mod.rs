@@ -35,6 +35,9 @@ pub struct Ctx<'a> {
     /// The configuration parameters the host owns (see [`server::HostParam`]).
     #[cfg(feature = "host-params")]
     pub host: &'a mut Vec<server::HostParam>,
+    /// The process the host runs the session in (INFO's server section).
+    #[cfg(feature = "host")]
+    pub process: &'a crate::session::HostInfo,
 }
 
 /// What the session keeps about its clients for the commands that report or change it.
@@ -126,7 +129,17 @@ pub enum Run {
     /// Against the keyspace only, owning the arguments.
     Owning(OwningHandler),
     /// By the session, because it concerns connections (MULTI, Pub/Sub, CLIENT, ...).
-    Session,
+    Session(conn::SessionCmd),
+}
+
+impl CommandSpec {
+    /// The connection command this is, if the session runs it.
+    pub fn session_cmd(&self) -> Option<conn::SessionCmd> {
+        match self.run {
+            Run::Session(cmd) => Some(cmd),
+            _ => None,
+        }
+    }
 }
 
 /// A subcommand's entry in the table.

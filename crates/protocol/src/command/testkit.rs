@@ -52,6 +52,8 @@ impl Bench {
             Err(e) => Reply::Error(e.to_string()),
             Ok(spec) => {
                 let mut clients = Default::default();
+                #[cfg(feature = "host")]
+                let process = crate::session::HostInfo::default();
                 let mut ctx = Ctx {
                     db: &mut self.db,
                     now: self.now,
@@ -60,9 +62,11 @@ impl Bench {
                     clients: &mut clients,
                     #[cfg(feature = "host-params")]
                     host: &mut self.host,
+                    #[cfg(feature = "host")]
+                    process: &process,
                 };
                 let outcome = match spec.run {
-                    Run::Session => panic!("{} is run by the session", spec.name),
+                    Run::Session(_) => panic!("{} is run by the session", spec.name),
                     Run::Owning(handler) => handler(&mut ctx, args.clone()),
                     Run::Data(handler) => handler(&mut ctx, &args),
                 };

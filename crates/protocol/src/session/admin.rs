@@ -29,6 +29,14 @@ pub enum HostRequest {
         /// `FORCE`: stop even if saving fails.
         force: bool,
     },
+    /// DEBUG SLEEP on the host's clock: the whole server stops for this many microseconds,
+    /// as Redis's does.
+    #[cfg(feature = "server")]
+    Sleep(u64),
+    /// A `POST` or `Host:` line (cross-protocol scripting): the connection has left the
+    /// session; the host logs Redis's warning and closes the socket without writing more.
+    #[cfg(feature = "server")]
+    Attack(ConnId),
 }
 
 /// CLIENT PAUSE's state: one pause, as Redis 8.2.3 keeps it. A new CLIENT PAUSE never shortens
@@ -66,16 +74,6 @@ impl Session {
         return std::mem::take(&mut self.requests);
         #[cfg(not(feature = "host"))]
         Vec::new()
-    }
-
-    /// Tells the session where a connection comes from and what it reached (CLIENT KILL ADDR
-    /// and LADDR match these; a host that does not call this leaves CLIENT LIST's
-    /// placeholders).
-    #[cfg(feature = "host")]
-    pub fn set_address(&mut self, id: ConnId, addr: String, laddr: String) {
-        if let Some(c) = self.state.conns.get_mut(&id) {
-            c.addr = Some((addr, laddr));
-        }
     }
 
     /// Sets `maxclients` and the most clients the host can serve: CONFIG SET maxclients

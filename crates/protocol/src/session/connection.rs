@@ -7,13 +7,13 @@ impl Session {
     pub(super) fn run_session(
         &mut self,
         conn: ConnId,
-        name: &[u8],
+        cmd: SessionCmd,
         args: &[Vec<u8>],
         now: i64,
         out: &mut Executed,
     ) -> Result<(), CmdError> {
-        match name {
-            b"multi" => {
+        match cmd {
+            SessionCmd::Multi => {
                 let c = self.conn_mut(conn);
                 if c.multi.is_some() {
                     return Err(Msg::MultiNested.into());
@@ -21,27 +21,27 @@ impl Session {
                 c.multi = Some(Multi::default());
                 out.replies.push(Reply::ok());
             }
-            b"discard" => {
+            SessionCmd::Discard => {
                 if self.conn_mut(conn).multi.take().is_none() {
                     return Err(Msg::DiscardWithoutMulti.into());
                 }
                 self.unwatch_all(conn);
                 out.replies.push(Reply::ok());
             }
-            b"exec" => self.exec(conn, now, out)?,
-            b"watch" => {
+            SessionCmd::Exec => self.exec(conn, now, out)?,
+            SessionCmd::Watch => {
                 if self.state.conns[&conn].multi.is_some() {
                     return Err(Msg::WatchInMulti.into());
                 }
                 self.watch(conn, command::rest(args, 1));
                 out.replies.push(Reply::ok());
             }
-            b"unwatch" => {
+            SessionCmd::Unwatch => {
                 self.unwatch_all(conn);
                 out.replies.push(Reply::ok());
             }
-            b"subscribe" | b"psubscribe" => {
-                let pattern = name == b"psubscribe";
+            SessionCmd::Subscribe | SessionCmd::PSubscribe => {
+                let pattern = cmd == SessionCmd::PSubscribe;
                 for channel in command::rest(args, 1) {
                     let c = self.conn_mut(conn);
                     let set = if pattern { &mut c.patterns } else { &mut c.channels };
@@ -53,15 +53,15 @@ impl Session {
                     );
                 }
             }
-            b"unsubscribe" | b"punsubscribe" => {
-                self.unsubscribe(conn, name == b"punsubscribe", command::rest(args, 1), out)
+            SessionCmd::Unsubscribe | SessionCmd::PUnsubscribe => {
+                self.unsubscribe(conn, cmd == SessionCmd::PUnsubscribe, command::rest(args, 1), out)
             }
-            b"publish" => {
+            SessionCmd::Publish => {
                 let receivers = self.publish(command::arg(args, 1), command::arg(args, 2), &mut out.deliveries);
                 out.replies.push(Reply::Integer(receivers));
             }
-            b"pubsub" => out.replies.push(self.pubsub(args)?),
-            b"ping" => {
+            SessionCmd::Pubsub => out.replies.push(self.pubsub(args)?),
+            SessionCmd::Ping => {
                 let c = &self.state.conns[&conn];
                 if args.len() > 2 {
                     return Err(CmdError::WrongArity("ping".into()));
@@ -77,18 +77,21 @@ impl Session {
                 };
                 out.replies.push(reply);
             }
-            b"select" => {
+            SessionCmd::Select => {
                 let index = command::parse_int(command::arg(args, 1))?;
                 if index != 0 {
                     return Err(CmdError::DbIndexOutOfRange);
                 }
                 out.replies.push(Reply::ok());
             }
-            b"quit" => {
+            SessionCmd::Quit => {
+                // The connection closes once its command is done (and, served late behind a
+                // blocked read, once its OK is delivered).
                 out.replies.push(Reply::ok());
                 out.close = true;
+                self.state.leaving.push(conn);
             }
-            b"reset" => {
+            SessionCmd::Reset => {
                 self.unsubscribe(conn, false, &[], &mut Executed::default());
                 self.unsubscribe(conn, true, &[], &mut Executed::default());
                 self.unwatch_all(conn);
@@ -96,12 +99,13 @@ impl Session {
                 out.replies.push(Reply::Status("RESET".into()));
             }
             #[cfg(feature = "host")]
-            b"client" if command::is(command::arg(args, 1), "unpause") => self.client_unpause(out),
-            b"client" => out.replies.push(self.client(conn, args)?),
+            SessionCmd::Client if command::is(command::arg(args, 1), "unpause") => self.client_unpause(out),
+            SessionCmd::Client => out.replies.push(self.client(conn, args)?),
             #[cfg(feature = "host")]
-            b"shutdown" => self.shutdown(conn, args)?,
-            b"hello" => out.replies.push(self.hello(conn, args)?),
-            _ => return Err(CmdError::unknown_command(args)),
+            SessionCmd::Shutdown => self.shutdown(conn, args)?,
+            SessionCmd::Hello => out.replies.push(self.hello(conn, args)?),
+            #[cfg(feature = "server")]
+            SessionCmd::Debug => self.debug(args, out)?,
         }
         Ok(())
     }
@@ -119,14 +123,12 @@ impl Session {
             return Ok(());
         }
         let mut results = Vec::with_capacity(multi.queue.len());
+        self.conn_mut(conn).executing = Some(multi.queue.len());
         for args in multi.queue {
             // After the transaction killed its own connection the rest still runs, but Redis
             // sends none of its replies (the array then ends early on its wire, which a Reply
             // cannot say: here it is shorter, and the connection closes after it either way).
-            #[cfg(feature = "host")]
             let silenced = self.state.leaving.contains(&conn);
-            #[cfg(not(feature = "host"))]
-            let silenced = false;
             let mut inner = Executed::default();
             self.run(conn, args, now, &mut inner);
             if silenced {
@@ -138,6 +140,9 @@ impl Session {
             }
             results.extend(inner.replies);
             out.deliveries.extend(inner.deliveries);
+        }
+        if let Some(c) = self.state.conns.get_mut(&conn) {
+            c.executing = None;
         }
         out.replies.push(Reply::Array(results));
         Ok(())
@@ -162,13 +167,14 @@ impl Session {
             }
             b"list" => {
                 let mut text = String::new();
+                let now = self.state.now;
                 if args.len() == 2 {
-                    self.state.conns.values().for_each(|c| client_line(c, &mut text));
+                    self.state.conns.values().for_each(|c| client_line(c, now, &mut text));
                 } else if args.len() == 4 && command::is(command::arg(args, 2), "type") {
                     let pubsub = client_type(command::arg(args, 3))?;
                     // Master and replica clients, which a standalone server has none of: none.
                     for c in self.state.conns.values().filter(|c| pubsub == Some(c.subscriptions() > 0)) {
-                        client_line(c, &mut text);
+                        client_line(c, now, &mut text);
                     }
                 } else if args.len() >= 4 && command::is(command::arg(args, 2), "id") {
                     // Every id is checked before any is listed; each found is listed as often,
@@ -179,7 +185,7 @@ impl Session {
                     }
                     for id in ids {
                         if let Some(c) = ConnId::try_from(id).ok().and_then(|id| self.state.conns.get(&id)) {
-                            client_line(c, &mut text);
+                            client_line(c, now, &mut text);
                         }
                     }
                 } else {
@@ -188,8 +194,9 @@ impl Session {
                 Ok(Reply::Verbatim { format: *b"txt", text: text.into_bytes() })
             }
             b"info" => {
+                let now = self.state.now;
                 let mut text = String::new();
-                client_line(&self.state.conns[&conn], &mut text);
+                client_line(&self.state.conns[&conn], now, &mut text);
                 Ok(Reply::Verbatim { format: *b"txt", text: text.into_bytes() })
             }
             _ => Err(CmdError::UnknownSubcommand { command: "CLIENT".into(), sub: command::arg(args, 1).clone() }),
@@ -252,10 +259,14 @@ impl Session {
     }
 }
 
-/// CLIENT LIST's line for a connection, newline included (CLIENT INFO's whole reply).
-fn client_line(c: &Conn, text: &mut String) {
+/// CLIENT LIST's line for a connection, newline included (CLIENT INFO's whole reply). Its
+/// descriptor, age and idle time come from what the host told (`set_peer`) and the session's
+/// clock; without a host they are 0.
+#[cfg_attr(not(feature = "host"), allow(unused_variables))]
+fn client_line(c: &Conn, now: i64, text: &mut String) {
     let name = c.name.as_deref().map(String::from_utf8_lossy).unwrap_or_default();
-    let flags = if c.multi.is_some() {
+    let queued = c.multi.as_ref().map(|m| m.queue.len()).or(c.executing);
+    let flags = if queued.is_some() {
         "x"
     } else if c.waiting() {
         "b"
@@ -264,14 +275,27 @@ fn client_line(c: &Conn, text: &mut String) {
     } else {
         "N"
     };
+    #[cfg(feature = "host")]
+    let (fd, age, idle, flags) = {
+        let peer = c.peer.as_deref();
+        // A Unix-socket client is flagged U, which takes the place of N.
+        let flags = match peer {
+            Some(peer) if peer.unix && flags == "N" => "U".to_owned(),
+            Some(peer) if peer.unix => format!("{flags}U"),
+            _ => flags.to_owned(),
+        };
+        (peer.map_or(0, |p| p.fd), (now - c.created).max(0) / 1000, (now - c.last_command).max(0) / 1000, flags)
+    };
+    #[cfg(not(feature = "host"))]
+    let (fd, age, idle) = (0, 0, 0);
     text.push_str(&format!(
-        "id={} addr={} laddr={} fd=0 name={name} age=0 idle=0 flags={flags} db=0 sub={} psub={} ssub=0 multi={} watch={} resp={} lib-name= lib-ver=\n",
+        "id={} addr={} laddr={} fd={fd} name={name} age={age} idle={idle} flags={flags} db=0 sub={} psub={} ssub=0 multi={} watch={} resp={} lib-name= lib-ver=\n",
         c.id,
         c.addr(),
         c.laddr(),
         c.channels.len(),
         c.patterns.len(),
-        c.multi.as_ref().map_or(-1, |m| m.queue.len() as i64),
+        queued.map_or(-1, |n| n as i64),
         c.watched.len(),
         c.resp
     ));

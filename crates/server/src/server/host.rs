@@ -1,24 +1,32 @@
 //! What commands ask of the server beyond replies ([`HostRequest`]): closing the connections
-//! CLIENT KILL ended, and SHUTDOWN.
+//! CLIENT KILL and QUIT ended, SHUTDOWN, DEBUG SLEEP on the system clock, and hanging up on
+//! cross-protocol scripting.
 
-use super::{encode_into, log, ConnId, EventLoop, HostRequest, Level, Reply};
+use std::time::Duration;
+
+use super::{encode_into, log, ConnId, EventLoop, HostRequest, Level, Reply, Step};
 
 /// Redis's reply when the final save fails and SHUTDOWN gives up.
 const SHUTDOWN_FAILED: &str = "ERR Errors trying to SHUTDOWN. Check logs.";
 
 impl EventLoop {
     /// Carries out what the session asked since it last ran. `own` is the connection whose
-    /// command ran (its replies go to `own_buf`); returns whether that connection must close.
-    pub(super) fn host_requests(&mut self, own: Option<ConnId>, own_buf: &mut Vec<u8>) -> bool {
-        let mut close_own = false;
+    /// command ran (its replies go to `own_buf`); returns how that connection's request ends
+    /// when it must close.
+    pub(super) fn host_requests(&mut self, own: Option<ConnId>, own_buf: &mut Vec<u8>) -> Option<Step> {
+        let mut end = None;
         for request in self.core.session.take_requests() {
             match request {
-                HostRequest::Close(conn) if Some(conn) == own => close_own = true,
+                HostRequest::Close(conn) if Some(conn) == own => {
+                    end.get_or_insert(Step::Close);
+                }
                 // It has left the session; what it is owed is still written, then it closes.
                 HostRequest::Close(conn) => self.core.hang_up(conn),
                 HostRequest::Shutdown { conn, save, force } => {
                     if self.shutdown(save, force) {
-                        close_own |= Some(conn) == own;
+                        if Some(conn) == own {
+                            end.get_or_insert(Step::Close);
+                        }
                     } else {
                         let reply = Reply::Error(SHUTDOWN_FAILED.to_owned());
                         let resp3 = self.core.resp3(conn);
@@ -30,9 +38,24 @@ impl EventLoop {
                         }
                     }
                 }
+                // Like Redis, the whole server stops for that long.
+                HostRequest::Sleep(micros) => std::thread::sleep(Duration::from_micros(micros)),
+                HostRequest::Attack(conn) => {
+                    let addr = self.core.clients.get(&conn).map(|c| c.addr.clone()).unwrap_or_default();
+                    log::line(
+                        self.settings.log,
+                        Level::Warning,
+                        &format!("Possible SECURITY ATTACK detected. It looks like somebody is sending POST or Host: commands to Redis. This is likely due to an attacker attempting to use Cross Protocol Scripting to compromise your Redis instance. Connection from {addr} aborted."),
+                    );
+                    if Some(conn) == own {
+                        end = Some(Step::Abort);
+                    } else {
+                        self.core.drop_client(conn);
+                    }
+                }
             }
         }
-        close_own
+        end
     }
 
     /// SHUTDOWN with Redis's log lines. StreamLab keeps nothing on disk, so a SAVE is a save

@@ -111,15 +111,6 @@ impl Session {
         self.requests.push(HostRequest::Close(id));
     }
 
-    /// Lets go of the callers that killed themselves (see `kill`); whether any did.
-    pub(in crate::session) fn let_go(&mut self) -> bool {
-        let leaving = std::mem::take(&mut self.state.leaving);
-        for &id in &leaving {
-            self.disconnect(id);
-        }
-        !leaving.is_empty()
-    }
-
     pub(in crate::session) fn client_pause(&mut self, args: &[Vec<u8>]) -> Result<Reply, CmdError> {
         let now = self.state.now;
         if args.len() > 4 {
@@ -196,6 +187,12 @@ impl Session {
             command::check_call(args, self.caps).is_ok_and(|spec| spec.write || spec.name == "publish")
         };
         let Ok(spec) = command::check_call(args, self.caps) else { return false };
+        // StreamLab's clock control is the world's time, not a client's command: a pause on a
+        // virtual clock would otherwise never end.
+        #[cfg(feature = "server")]
+        if crate::session::debug::controls_the_clock(args) {
+            return false;
+        }
         // EXEC waits when its transaction would write (observed on Redis 8.2.3).
         all || writes(args)
             || (spec.name == "exec"
