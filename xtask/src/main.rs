@@ -438,7 +438,7 @@ fn oracle(files: &[String]) -> Result<(), String> {
     let real = port + 3;
     let differential = start_reference(real, "redis-8.2", false).and_then(|()| {
         let differential = differential_against_server(real);
-        differential.and(malformed_resp(real)).and(stop_references(&[real]))
+        differential.and(malformed_resp(real)).and(scripts_through_redis_cli(real)).and(stop_references(&[real]))
     });
     compared.and(exported).and(stopped).and(differential)
 }
@@ -477,6 +477,21 @@ fn malformed_resp(reference_port: u16) -> Result<(), String> {
             .arg("--server-bin")
             .arg(target_dir().join("release/streamlab-server"))
             .args(["--server-port", &(reference_port + 11).to_string()]),
+    )
+}
+
+/// The command files of tests/oracle/scripts through `streamlab run` and through `redis-cli`
+/// against the real-clock Redis 8.2.3 on `port`: the same replies, blocked reads that time
+/// out included (tests/oracle/scripts.py).
+fn scripts_through_redis_cli(port: u16) -> Result<(), String> {
+    run(
+        "command files: streamlab run vs redis-cli and Redis 8.2.3 (tests/oracle/scripts)",
+        Command::new("python3")
+            .arg(root().join("tests/oracle/scripts.py"))
+            .args(["--port", &port.to_string()])
+            .arg("--streamlab")
+            .arg(target_dir().join("release/streamlab"))
+            .args(txt_files("tests/oracle/scripts")?),
     )
 }
 

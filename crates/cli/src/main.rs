@@ -47,7 +47,9 @@ fn main() -> ExitCode {
         Some("run") if args.len() == 2 => {
             let mut out = std::io::BufWriter::new(std::io::stdout().lock());
             match run_file(std::path::Path::new(&args[1]), profile, &mut out) {
-                Ok(()) => ExitCode::SUCCESS,
+                Ok(true) => ExitCode::SUCCESS,
+                // The transcript says what was left stuck; the status says the script failed.
+                Ok(false) => ExitCode::FAILURE,
                 // A reader that has gone (`streamlab run FILE | head`) is not a failure.
                 Err(error) if error.kind() == std::io::ErrorKind::BrokenPipe => ExitCode::SUCCESS,
                 Err(error) => {

@@ -155,7 +155,8 @@ fn report_difference(outcome: &Run, reference: &dyn Target, target: &dyn Target)
     let names: Vec<&str> = CONNECTION_NAMES.to_vec();
     println!("  > {}   (on {})", command_line(&last.step.args), CONNECTION_NAMES[last.step.conn]);
     println!("  normalised replies, --- {} (reference) +++ {}:", reference.describe(), target.describe());
-    let diff = streamlab_cli::transcript::diff(&show(&last.reference_norm, &names), &show(&last.target_norm, &names));
+    let diff =
+        streamlab_protocol::transcript::diff(&show(&last.reference_norm, &names), &show(&last.target_norm, &names));
     for line in diff.lines().skip(2) {
         println!("  {line}");
     }
@@ -274,7 +275,7 @@ fn print_shrunk(
     if let Some(last) = outcome.executed.last() {
         let names: Vec<&str> = CONNECTION_NAMES.to_vec();
         let diff =
-            streamlab_cli::transcript::diff(&show(&last.reference_norm, &names), &show(&last.target_norm, &names));
+            streamlab_protocol::transcript::diff(&show(&last.reference_norm, &names), &show(&last.target_norm, &names));
         for line in diff.lines().skip(2).filter(|l| l.starts_with('+') || l.starts_with('-')) {
             items.push(Item::Line(format!("# {line}")));
         }

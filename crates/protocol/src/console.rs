@@ -21,6 +21,7 @@
 
 mod names;
 mod script;
+mod wait;
 
 pub use names::{split_prefix, valid_conn_name};
 
@@ -348,7 +349,13 @@ impl Console {
         let Some(waiting) = self.session().conn(conn).filter(|c| c.waiting()) else { return true };
         // redis-cli sends nothing while a command of its waits: the line is not run.
         let on = match waiting.blocked() {
-            Some(block) => command_line(&block.args),
+            // A read with a deadline says how far the clock must move to end it.
+            Some(block) => match block.deadline {
+                Some(at) => {
+                    format!("{} (it times out at :clock +{})", command_line(&block.args), at - self.session().now())
+                }
+                None => command_line(&block.args),
+            },
             None => "CLIENT PAUSE to end".to_owned(),
         };
         let text = format!(

@@ -7,7 +7,7 @@
 //! * [`console`]: `Console`, console lines (commands and `:` meta-commands) over a timeline,
 //!   with named connections, plus the syntax hint, completion and `help` text;
 //! * [`history`]: `Timeline`, a session with undo, redo and seek;
-//! * [`console`]: `Console`, a timeline driven by console lines (`:as`, `:clock`, `:undo`);
+//! * [`transcript`]: the transcript format and script runner, the behaviour spec's form;
 //! * [`resp`]: RESP2/RESP3 encoding, the client-side reply decoder and protocol errors;
 //! * [`request`]: the server-side request parser, incremental per connection;
 //! * [`format`](mod@format): a reply -> the text redis-cli prints for it.
@@ -26,6 +26,7 @@ pub mod request;
 pub mod resp;
 pub mod session;
 pub mod tokenize;
+pub mod transcript;
 
 pub use console::{Console, Output, OutputKind};
 pub use error::{CmdError, Msg};

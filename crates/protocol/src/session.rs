@@ -197,6 +197,11 @@ impl Conn {
         self.multi.as_ref().map_or(&[], |m| &m.queue)
     }
 
+    /// What it sent while it waited, not run yet, oldest first.
+    pub fn backlog(&self) -> &[Vec<Vec<u8>>] {
+        &self.backlog
+    }
+
     /// The blocked read this connection waits on, if any.
     pub fn blocked(&self) -> Option<&Block> {
         self.blocked.as_ref()
@@ -418,6 +423,11 @@ impl Session {
             Clock::Virtual(_) => self.state.now.saturating_add(ms.max(0)).min(VIRTUAL_CLOCK_MAX_MS.max(self.state.now)),
             Clock::Host(_) => self.read_clock(),
         }
+    }
+
+    /// Whether time moves only when told to ([`Clock::Virtual`]).
+    pub fn virtual_clock(&self) -> bool {
+        matches!(self.clock, Clock::Virtual(_))
     }
 
     /// The id the next [`Session::connect`] will give.

@@ -138,6 +138,18 @@ fn a_waiting_connection_refuses_lines_interactively_and_queues_them_from_a_file(
         out[0].text
     );
     assert_eq!(c.timeline().records().len(), steps, "a refused line is no step");
+    // A read with a timeout says how far the clock must move to end it.
+    c.run("timed> XREAD BLOCK 1500 STREAMS s $");
+    c.run(":clock +500");
+    let out = c.run("XLEN s");
+    assert!(
+        out[0].text.starts_with(
+            "(refused) timed is waiting for XREAD BLOCK 1500 STREAMS s 0-0 (it times out at :clock +1000);"
+        ),
+        "{}",
+        out[0].text
+    );
+    c.run(":as default");
     // Meta-commands still work there.
     c.run(":as writer");
     let out = c.run("XADD s 1-0 f v");

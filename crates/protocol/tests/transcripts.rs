@@ -1,9 +1,9 @@
-//! Every transcript under `tests/transcripts/` must replay byte for byte (with the engine's
-//! invariants checked after every line, which debug builds do).
+//! Every transcript under `tests/transcripts/` (the behaviour spec) must replay byte for byte,
+//! with the engine's invariants checked after every line (which debug builds do).
 
 use std::path::Path;
 
-use streamlab_cli::transcript::{diff, run_script};
+use streamlab_protocol::transcript::{diff, run_script};
 
 #[test]
 fn transcripts_replay() {
