@@ -51,7 +51,7 @@ pub struct Grader {
 
 #[wasm_bindgen]
 impl Grader {
-    /// A session answering as `profile` (`redis-8.2` by default), its virtual clock starting
+    /// A session answering as `profile` (the newest Redis, `redis-8.10`, by default), its virtual clock starting
     /// at `clock` (Unix ms), keeping the last `history` steps for undo (all by default).
     /// Throws on an unknown profile.
     #[wasm_bindgen(constructor)]

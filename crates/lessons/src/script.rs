@@ -7,7 +7,7 @@ use crate::model::{Line, Variant};
 use crate::params;
 
 /// One line of a log: what a connection typed (a command, or `:clock +MS`).
-#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
 pub struct LogLine {
     /// The connection's name (`default` is the first one).
     pub conn: String,

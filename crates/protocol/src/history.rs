@@ -1,7 +1,7 @@
 //! `Timeline`: a session with its history, so any step can be undone and redone.
 //!
-//! Every change to a session goes through one of five steps — run a command, move the clock,
-//! open or close a connection, `:fill` — and a session is deterministic given its steps and the
+//! Every change to a session goes through one of four steps — run a command (which opens its
+//! connection if it is new), move the clock, close a connection, `:fill` — and a session is deterministic given its steps and the
 //! clock reading each command used. So the timeline records steps (with that reading) and
 //! rebuilds any earlier state by replaying from the nearest checkpoint, a copy of the session.
 //!
@@ -329,14 +329,7 @@ impl Timeline {
                 StepOutput::default()
             }
             Step::Fill { key, count, now } => {
-                let (result, deliveries) = session.fill(key, *count, *now);
-                let reply = match result {
-                    Ok(Some((first, last))) => {
-                        crate::Reply::Status(format!("filled {count} entries: {first} .. {last}"))
-                    }
-                    Ok(None) => crate::Reply::Status("filled 0 entries".to_owned()),
-                    Err(error) => crate::Reply::Error(error.to_string()),
-                };
+                let (reply, deliveries) = session.fill(key, *count, *now);
                 StepOutput { replies: vec![reply], deliveries, ..StepOutput::default() }
             }
         }

@@ -34,9 +34,6 @@ use crate::error::{CmdError, Msg};
 use crate::profile::{Capabilities, Profile};
 use crate::reply::Reply;
 
-/// What `:fill` added: the first and last ids, or `None` for nothing.
-pub type Filled = Option<(StreamId, StreamId)>;
-
 /// A connection's id, as CLIENT ID reports it.
 pub type ConnId = u64;
 

@@ -14,8 +14,8 @@
 //! A failure is shrunk (steps are dropped while it still fails the same way) and reported with
 //! its seed and the remaining steps, in redis-cli syntax.
 //!
-//! Commands that do not exist yet answer the unknown-command error, which must also leave the
-//! keyspace alone, so the generator already speaks the whole streams and keyspace vocabulary.
+//! A command a profile does not have answers the unknown-command error, which must also leave
+//! the keyspace alone, so the generator speaks the whole streams and keyspace vocabulary.
 //!
 //! `STREAMLAB_PROPTEST_SEEDS=N` runs N seeds (default 200), `STREAMLAB_PROPTEST_STEPS=N` sets
 //! the steps per seed (default 300), `STREAMLAB_PROPTEST_SEED=S` runs that one seed only.

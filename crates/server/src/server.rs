@@ -248,11 +248,6 @@ impl Server {
         self.tcp.first().map(SocketAddr::port)
     }
 
-    /// Every TCP address listened on.
-    pub fn tcp_addrs(&self) -> &[SocketAddr] {
-        &self.tcp
-    }
-
     /// The Unix socket listened on, if any.
     pub fn unix_socket(&self) -> Option<&Path> {
         self.unix.as_deref()

@@ -17,7 +17,6 @@ use std::alloc::{GlobalAlloc, Layout, System};
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 static LIVE: AtomicUsize = AtomicUsize::new(0);
-static PEAK: AtomicUsize = AtomicUsize::new(0);
 static ALLOCATIONS: AtomicUsize = AtomicUsize::new(0);
 
 /// The counting allocator. Requested sizes are counted (not the system allocator's rounding).
@@ -25,8 +24,7 @@ static ALLOCATIONS: AtomicUsize = AtomicUsize::new(0);
 pub struct Counting;
 
 fn grew(bytes: usize) {
-    let live = LIVE.fetch_add(bytes, Ordering::Relaxed) + bytes;
-    PEAK.fetch_max(live, Ordering::Relaxed);
+    LIVE.fetch_add(bytes, Ordering::Relaxed);
 }
 
 fn shrank(bytes: usize) {
@@ -77,16 +75,6 @@ unsafe impl GlobalAlloc for Counting {
 /// Heap bytes currently allocated through [`Counting`].
 pub fn live_bytes() -> usize {
     LIVE.load(Ordering::Relaxed)
-}
-
-/// The most heap bytes live at once since the last [`reset_peak`].
-pub fn peak_bytes() -> usize {
-    PEAK.load(Ordering::Relaxed)
-}
-
-/// Starts a new peak measurement from the current live bytes.
-pub fn reset_peak() {
-    PEAK.store(LIVE.load(Ordering::Relaxed), Ordering::Relaxed);
 }
 
 /// Allocations (and reallocations) made so far.

@@ -59,7 +59,7 @@ pub fn redis_cli_lines(spec: &SessionSpec) -> Vec<ScriptLine> {
         spec.profile
     ));
     if let Some((key, count)) = &spec.fill {
-        fill_lines(&mut script, key.as_bytes(), *count);
+        fill_lines(&mut script, key.as_bytes(), *count, spec.clock);
     }
     for line in spec.log.lines() {
         let trimmed = line.trim();
@@ -411,37 +411,22 @@ local id = redis.call('XADD', KEYS[1], ARGV[1] .. '-*', 'type', 'order-created',
 first = first or id last = id end \
 return redis.status_reply('filled ' .. ARGV[3] .. ' entries: ' .. first .. ' .. ' .. last)";
 
-/// The session's starting stream: `1-0`..`N-0` with field `n`, as `Playground::new` builds it.
-/// A few lines are written out; a big fill is one server-side loop, so the file stays small
-/// and no shell is involved (the key is an argument like any other).
-fn fill_lines(script: &mut Script, key: &[u8], count: u64) {
+/// The session's starting stream: the order events `Session::fill` made at the session's
+/// first instant, by the same server-side loop as a `:fill` of the log (so the file stays
+/// small and no shell is involved: the key is an argument like any other).
+fn fill_lines(script: &mut Script, key: &[u8], count: u64, clock: i64) {
     script.note(&format!("the session started with {count} entries in {}", command_line(&[key.to_vec()])));
-    if count <= 1_000 {
-        for i in 1..=count {
-            let args = [
-                b"XADD".to_vec(),
-                key.to_vec(),
-                format!("{i}-0").into_bytes(),
-                b"n".to_vec(),
-                i.to_string().into_bytes(),
-            ];
-            script.push(command_line(&args), false);
-        }
-    } else {
-        let args = [
-            b"EVAL".to_vec(),
-            FILL_SCRIPT.as_bytes().to_vec(),
-            b"1".to_vec(),
-            key.to_vec(),
-            count.to_string().into_bytes(),
-        ];
-        script.push(command_line(&args), false);
-    }
+    let args = [
+        b"EVAL".to_vec(),
+        LOG_FILL_SCRIPT.as_bytes().to_vec(),
+        b"1".to_vec(),
+        key.to_vec(),
+        clock.to_string().into_bytes(),
+        b"0".to_vec(),
+        count.to_string().into_bytes(),
+    ];
+    script.push(command_line(&args), false);
 }
-
-/// The Lua loop of a big starting fill: the same XADDs as the short form (`%d`, since a Lua
-/// number concatenated as text could print in exponent form).
-const FILL_SCRIPT: &str = "for i = 1, tonumber(ARGV[1]) do redis.call('XADD', KEYS[1], string.format('%d-0', i), 'n', string.format('%d', i)) end";
 
 /// Whether redis-cli's prompt handles a line with `argc` words starting with `first` itself
 /// instead of sending it (quoting cannot stop that: it looks at the word after unquoting, as a
@@ -569,16 +554,11 @@ mod tests {
     #[test]
     fn exported_fills_quote_their_key_and_use_no_shell() {
         let key = "k$(touch /tmp/pwned) \"q\" 'a' \\ é";
-        let small = redis_cli_script(&SessionSpec { fill: Some((key.into(), 2)), ..SessionSpec::default() });
-        assert_eq!(
-            commands(&small)[2..],
-            [
-                words(&[b"XADD", key.as_bytes(), b"1-0", b"n", b"1"]),
-                words(&[b"XADD", key.as_bytes(), b"2-0", b"n", b"2"])
-            ]
-        );
         let big = redis_cli_script(&SessionSpec { fill: Some((key.into(), 1_001)), ..SessionSpec::default() });
-        assert_eq!(commands(&big)[2..], [words(&[b"EVAL", FILL_SCRIPT.as_bytes(), b"1", key.as_bytes(), b"1001"])]);
+        assert_eq!(
+            commands(&big)[2..],
+            [words(&[b"EVAL", LOG_FILL_SCRIPT.as_bytes(), b"1", key.as_bytes(), b"1700000000000", b"0", b"1001"])]
+        );
         assert!(!big.contains("seq") && !big.contains("| redis-cli"), "{big}");
         // A `:fill` of the log replays at the page's millisecond, numbered on from what the
         // stream had.

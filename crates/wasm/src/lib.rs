@@ -486,19 +486,10 @@ impl Playground {
 fn start_console(spec: &SessionSpec) -> Console {
     let mut session = Session::with_profile(Clock::Virtual(spec.clock), spec.profile);
     if let Some((key, count)) = &spec.fill {
-        // Filling goes straight to the session, before history starts: it is the starting
-        // point, not a hundred thousand steps.
-        for i in 1..=*count {
-            let args = vec![
-                b"XADD".to_vec(),
-                key.as_bytes().to_vec(),
-                format!("{i}-0").into_bytes(),
-                b"n".to_vec(),
-                i.to_string().into_bytes(),
-            ];
-            session.execute(0, args);
-        }
-        session.disconnect(0);
+        // The same order events as `:fill`, straight into the session before history starts:
+        // the starting point, not a hundred thousand steps. The spec's own checks (the key,
+        // the count's limit) leave nothing for the fill to refuse.
+        let _ = session.fill(key.as_bytes(), *count, spec.clock);
     }
     Console::with_connections(session, &FIRST_CONNECTIONS).interactive()
 }

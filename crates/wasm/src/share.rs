@@ -12,7 +12,8 @@ pub struct SessionSpec {
     pub profile: Profile,
     /// The virtual clock's start (Unix ms).
     pub clock: i64,
-    /// A stream filled with this many entries (`1-0`..`N-0`, field `n`) before history starts.
+    /// A stream filled with this many generated order events (as `:fill KEY COUNT` makes them)
+    /// before history starts.
     pub fill: Option<(String, u64)>,
     /// Console lines, one per line (commands and `:as`/`:clock` meta-commands).
     pub log: String,

@@ -9,21 +9,26 @@ impl Session {
     /// `<now>-0`, `<now>-1`, ... Lessons use it to build streams too long to type (the seed
     /// article's million orders). Returns the first and last ids added (a key of another type
     /// is a WRONGTYPE error; a stream that runs out of ids stops early), and the replies that
-    /// reach blocked readers.
-    pub fn fill(&mut self, key: &[u8], count: u64, now: i64) -> (Result<Filled, CmdError>, Vec<Delivery>) {
+    /// reach blocked readers. The reply is what the console prints: `filled N entries: FIRST ..
+    /// LAST` (an export replays it from those ids), or the error.
+    pub fn fill(&mut self, key: &[u8], count: u64, now: i64) -> (Reply, Vec<Delivery>) {
         let mut deliveries = Vec::new();
-        let result = self.fill_entries(key, count, now, &mut deliveries);
+        let reply = match self.fill_entries(key, count, now, &mut deliveries) {
+            Ok(Some((first, last))) => Reply::Status(format!("filled {count} entries: {first} .. {last}")),
+            Ok(None) => Reply::Status("filled 0 entries".to_owned()),
+            Err(error) => Reply::Error(error.to_string()),
+        };
         self.shape_deliveries(&mut deliveries);
-        (result, deliveries)
+        (reply, deliveries)
     }
 
-    pub(super) fn fill_entries(
+    fn fill_entries(
         &mut self,
         key: &[u8],
         count: u64,
         now: i64,
         deliveries: &mut Vec<Delivery>,
-    ) -> Result<Filled, CmdError> {
+    ) -> Result<Option<(StreamId, StreamId)>, CmdError> {
         self.state.now = self.state.now.max(now);
         let now = self.state.now;
         self.state.db.expire_due(now);
@@ -31,7 +36,6 @@ impl Session {
             return Ok(None);
         }
         let config = self.state.db.config;
-        self.state.db.stream(key)?;
         // Check the first id before creating the key, so a failure leaves nothing behind.
         if let Some(stream) = self.state.db.stream(key)? {
             stream.next_id(AddId::Auto, now).map_err(|_| Msg::StreamExhausted)?;
