@@ -536,7 +536,7 @@ impl Session {
     }
 
     /// Lets pass the virtual time DEBUG SLEEP asked for, serving what comes due.
-    #[cfg_attr(not(feature = "server"), allow(unused_variables))]
+    #[cfg_attr(not(feature = "server"), allow(unused_variables, clippy::ptr_arg))]
     fn sleep_through(&mut self, deliveries: &mut Vec<Delivery>) {
         #[cfg(feature = "server")]
         while let Some(ms) = self.sleep.take() {
