@@ -15,9 +15,12 @@
 //! * `cargo xtask bench` runs the benchmarks and prints their numbers (nothing fails on speed):
 //!   the engine's and the session's (`cargo bench`), the grader module's in Node and the page's
 //!   in headless Chromium (`tests/bench/`), against a fresh `dist/`;
+//! * `cargo xtask lint` checks the wasm size rules (no std sorts, B-trees, serde deserializers
+//!   or float parsing in the crates the page and the grader ship; see xtask/src/lint.rs);
 //! * `cargo xtask diff [ARGS]` runs the differential tester alone, for as long as asked (its
 //!   options, see `streamlab-difftest --help`), against a private Redis 8.2.3.
 
+mod lint;
 mod serve;
 mod shrink;
 
@@ -30,6 +33,7 @@ const USAGE: &str = "usage:
   cargo xtask test [--no-oracle] [--no-clients] [--no-browser]
                                         run every check (see README)
   cargo xtask bench                     run the benchmarks and print their numbers
+  cargo xtask lint                      check the wasm size rules (xtask/src/lint.rs)
   cargo xtask diff [ARGS...]            differential tester against a private Redis 8.2.3;
                                         ARGS go to streamlab-difftest (e.g. --seeds 5000)";
 
@@ -47,6 +51,7 @@ fn main() -> ExitCode {
         Some("diff") => diff(&args[1..]),
         Some("dist") => dist().map(|_| ()),
         Some("bench") => bench(),
+        Some("lint") => wasm_rules(),
         Some("serve") => {
             let port = args.iter().position(|a| a == "--port").and_then(|i| args.get(i + 1));
             match port.map(|p| p.parse::<u16>()) {
@@ -65,6 +70,20 @@ fn main() -> ExitCode {
             eprintln!("xtask: {message}");
             ExitCode::FAILURE
         }
+    }
+}
+
+/// `cargo xtask lint`: the wasm size rules (xtask/src/lint.rs).
+fn wasm_rules() -> Result<(), String> {
+    eprintln!("==> wasm size rules (xtask/src/lint.rs)");
+    let found = lint::check(&root());
+    for f in &found {
+        eprintln!("{}:{}: {}", f.file.display(), f.line, f.why);
+    }
+    if found.is_empty() {
+        Ok(())
+    } else {
+        Err(format!("{} place(s) break the wasm size rules (ARCHITECTURE.md, \"Wasm budget\")", found.len()))
     }
 }
 
@@ -340,6 +359,7 @@ fn diff(args: &[String]) -> Result<(), String> {
 
 fn test(no_oracle: bool, no_clients: bool, no_browser: bool) -> Result<(), String> {
     run("cargo fmt --check", cargo().args(["fmt", "--all", "--", "--check"]))?;
+    wasm_rules()?;
     run("cargo clippy", cargo().args(["clippy", "--workspace", "--all-targets", "--", "-D", "warnings"]))?;
     run("cargo test", cargo().args(["test", "--workspace"]))?;
     // Public items of the engine, protocol and lessons are documented (a lint) and their docs

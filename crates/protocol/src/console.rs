@@ -19,10 +19,14 @@
 //! Beside the console: [`syntax_hint`] (the hint redis-cli shows while typing),
 //! [`completions`] (Tab), and [`help_text`].
 
+mod assist;
+mod meta;
 mod names;
 mod script;
 mod wait;
 
+pub use assist::{completions, help_reply, help_text, parse_clock, syntax_hint};
+pub use meta::{fill_count, FILL_BUDGET, MAX_FILL};
 pub use names::{split_prefix, valid_conn_name};
 
 use crate::command::{self, CommandSpec};
@@ -37,29 +41,6 @@ use crate::tokenize::{ends_in_word, tokenize, words};
 
 /// The connection a console starts on unless told otherwise.
 pub const DEFAULT_CONNECTION: &str = "default";
-
-/// The most entries one `:fill` makes.
-pub const MAX_FILL: u64 = 1_000_000;
-
-/// The most entries `:fill` may make in one session's history: about what a browser tab holds
-/// comfortably with its undo copies, so a link or a script cannot fill one until it runs out
-/// of memory.
-pub const FILL_BUDGET: u64 = 2_000_000;
-
-/// The key and count of a meta-command (the text after `:`) that is `fill KEY COUNT`.
-fn fill_args(meta: &str) -> Option<(&str, &str)> {
-    let mut words = meta.split_whitespace();
-    match (words.next(), words.next(), words.next(), words.next()) {
-        (Some("fill"), Some(key), Some(count), None) => Some((key, count)),
-        _ => None,
-    }
-}
-
-/// The entries a console line asks `:fill` for, read exactly as [`Console::run`] reads it: a
-/// budget that adds up a log's fills before running it sees every fill the console would make.
-pub fn fill_count(line: &str) -> Option<u64> {
-    fill_args(line.trim().strip_prefix(':')?)?.1.parse().ok()
-}
 
 /// The console's answer to a well-formed SHUTDOWN.
 #[cfg(feature = "host")]
@@ -437,94 +418,6 @@ impl Console {
         }
     }
 
-    fn run_meta(&mut self, meta: &str, out: &mut Vec<Output>) {
-        let error = |text: String| Output::new(OutputKind::Error, text);
-        if let Some((key, count)) = fill_args(meta) {
-            match count.parse::<u64>() {
-                // The limits are spelled out: `format!` here would grow the grader's wasm.
-                Ok(count) if count > MAX_FILL => {
-                    out.push(error("(error) :fill is limited to 1000000 entries at a time".to_owned()))
-                }
-                Ok(count) if self.filled().saturating_add(count) > FILL_BUDGET => out.push(error(
-                    "(error) :fill would make more than 2000000 entries in this session: undo a fill or \
-                     start a fresh session first"
-                        .to_owned(),
-                )),
-                Ok(count) => {
-                    let output = self.timeline.fill(key.as_bytes(), count);
-                    for reply in &output.replies {
-                        out.push(Output::new(OutputKind::of(reply), format_reply(reply)));
-                    }
-                    self.deliveries(output.deliveries, out);
-                }
-                Err(_) => out.push(error(format!("(error) bad :fill '{meta}': use :fill KEY COUNT"))),
-            }
-            return;
-        }
-        let mut words = meta.split_whitespace();
-        match (words.next(), words.next(), words.next()) {
-            (Some("as"), Some(name), None) => self.switch(name),
-            (Some("clock"), Some(amount), None) => match parse_clock(amount) {
-                Some(ms) => out.extend(self.advance(ms)),
-                None => {
-                    out.push(error(format!("(error) bad clock step '{amount}': use +MS, for example :clock +1500")))
-                }
-            },
-            (Some("undo"), None, None) => {
-                if !self.undo() {
-                    let text = match self.timeline.keep() {
-                        Keep::Last(steps) if self.timeline.forgotten() > 0 => {
-                            format!("(error) nothing to undo: this session keeps only its last {steps} steps")
-                        }
-                        _ => "(error) nothing to undo".to_owned(),
-                    };
-                    out.push(error(text));
-                }
-            }
-            (Some("redo"), None, None) => {
-                if !self.redo() {
-                    out.push(error("(error) nothing to redo".to_owned()));
-                }
-            }
-            // `:branch` brings back the steps set aside last, `:branch N` the Nth (oldest first).
-            (Some("branch"), number, None) => {
-                let index = number.map_or(Some(self.timeline.branches().len()), |n| n.parse::<usize>().ok());
-                match index.and_then(|n| self.switch_branch(n.checked_sub(1)?)) {
-                    Some(text) => out.push(Output::new(OutputKind::Info, text)),
-                    None => out.push(error("(error) no such steps set aside (:branch N counts from 1, oldest first)".to_owned())),
-                }
-            }
-            // A fresh session (keys, connections, clock and history all start over) answering
-            // as another server.
-            (Some("profile"), Some(name), None) => match name.parse::<Profile>() {
-                Ok(profile) => {
-                    let mut fresh = Console::with_profile(profile);
-                    fresh.timeline.keep_like(&self.timeline);
-                    fresh.interactive = self.interactive;
-                    *self = fresh;
-                }
-                Err(e) => out.push(error(format!("(error) {e}"))),
-            },
-            (Some("profile"), None, None) => out.push(Output::new(OutputKind::Info, self.session().profile().to_string())),
-            (Some("fill"), Some(_), Some(_)) => out.push(error(format!("(error) bad :fill '{meta}': use :fill KEY COUNT"))),
-            _ => out.push(error(format!(
-                "(error) unknown meta-command ':{meta}': try :as NAME, :clock +MS, :undo, :redo, :branch, :profile NAME or :fill KEY COUNT"
-            ))),
-        }
-    }
-
-    /// The entries `:fill` made in the steps applied so far. The budget counts these, not what
-    /// the streams hold now: a fill's entries stay in the history's copies after a DEL.
-    fn filled(&self) -> u64 {
-        let mut filled = self.timeline.forgotten_fills();
-        for record in self.timeline.records().get(..self.timeline.position()).unwrap_or_default() {
-            if let Step::Fill { count, .. } = record.step {
-                filled = filled.saturating_add(count);
-            }
-        }
-        filled
-    }
-
     /// Switches to the connection `name`, naming it if it is new (its first command opens it,
     /// in the same step).
     pub fn switch(&mut self, name: &str) {
@@ -610,192 +503,6 @@ pub fn command_line(args: &[Vec<u8>]) -> String {
         line.push_str(&word(arg));
     }
     line
-}
-
-/// `+1500`, `1500`, `+1.5s`, `+2m`: milliseconds to move the clock by.
-pub fn parse_clock(text: &str) -> Option<i64> {
-    let text = text.strip_prefix('+').unwrap_or(text);
-    let (number, unit) = match text.find(|c: char| c.is_ascii_alphabetic()) {
-        // `split_at_checked`, not `split_at`: a slicing panic path would link std's Unicode
-        // tables into the grader's wasm (the position is a character's, so it always splits).
-        Some(at) => text.split_at_checked(at)?,
-        None => (text, "ms"),
-    };
-    let value = parse_decimal(number)?;
-    let factor = match unit {
-        "ms" => 1.0,
-        "s" => 1000.0,
-        "m" => 60_000.0,
-        "h" => 3_600_000.0,
-        _ => return None,
-    };
-    let ms = value * factor;
-    (ms.is_finite() && (0.0..1e15).contains(&ms)).then_some(ms.round() as i64)
-}
-
-/// A clock step's number — an optional sign, digits and at most one decimal point (the unit's
-/// letters are split off first, so no exponent, `inf` or `nan` gets here) — as the nearest
-/// double, which is what `str::parse::<f64>` gives. Not that call: it brings std's decimal
-/// parser and its 10 KB table of powers into every wasm, ~12 KB gzipped, for this one number.
-///
-/// Up to 15 significant digits and 22 decimals (trailing zeros aside), which covers anything
-/// a person types as a clock step, the digits and the power of ten are both exact doubles and
-/// one division rounds to the nearest double, as `str::parse` does. Longer numbers keep their
-/// first 19 significant digits and may land one unit in the last place off, which only shows
-/// if the step then sits exactly on half a millisecond.
-fn parse_decimal(text: &str) -> Option<f64> {
-    let (negative, unsigned) = match text.strip_prefix('-') {
-        Some(unsigned) => (true, unsigned),
-        None => (false, text.strip_prefix('+').unwrap_or(text)),
-    };
-    let (int, frac) = unsigned.split_once('.').unwrap_or((unsigned, ""));
-    if (int.is_empty() && frac.is_empty()) || !int.bytes().chain(frac.bytes()).all(|b| b.is_ascii_digit()) {
-        return None;
-    }
-    let frac = frac.trim_end_matches('0');
-    // The significant digits as an integer (the first 19), and the power of ten to divide by.
-    let (mut mantissa, mut digits, mut scale) = (0u64, 0u32, frac.len() as i32);
-    for b in int.bytes().chain(frac.bytes()).skip_while(|&b| b == b'0') {
-        if digits < 19 {
-            mantissa = mantissa * 10 + u64::from(b - b'0');
-            digits += 1;
-        } else {
-            scale -= 1; // a dropped digit: the kept ones are worth ten times more
-        }
-    }
-    // The powers of ten that are exact doubles.
-    const EXACT: [f64; 23] = [
-        1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19,
-        1e20, 1e21, 1e22,
-    ];
-    let mut value = mantissa as f64;
-    if scale > 0 {
-        match EXACT.get(scale as usize) {
-            Some(power) if mantissa <= 1 << 53 => value /= power,
-            _ => {
-                for _ in 0..scale {
-                    value /= 10.0;
-                }
-            }
-        }
-    } else {
-        for _ in 0..-scale {
-            value *= 10.0;
-        }
-    }
-    Some(if negative { -value } else { value })
-}
-
-/// The spec and syntax that apply to a line so far: a container command's subcommand once it
-/// is typed, the command otherwise. Returns the syntax and how many words it already covers.
-fn syntax_for(line: &str) -> Option<(&'static str, usize)> {
-    let mut each = words(line);
-    let spec = command::lookup(each.next()?.as_bytes())?;
-    let second = each.next();
-    let sub = second.and_then(|w| spec.subcommands.iter().find(|s| s.name.eq_ignore_ascii_case(w)));
-    match sub {
-        // The subcommand's word counts only once it is complete.
-        Some(sub) if words(line).count() > 2 || !ends_in_word(line) => Some((sub.syntax, 2)),
-        _ => Some((spec.syntax, 1)),
-    }
-}
-
-/// The rest of a command's syntax after what has been typed, as redis-cli hints it.
-pub fn syntax_hint(line: &str) -> Option<String> {
-    let (syntax, covered) = syntax_for(line)?;
-    let typed = words(line).count() - covered;
-    let spaced = !ends_in_word(line);
-    if typed == 0 && !spaced {
-        return (!syntax.is_empty()).then(|| format!(" {syntax}"));
-    }
-    let rest: Vec<&str> = syntax.split_whitespace().skip(typed).collect();
-    if rest.is_empty() {
-        return None;
-    }
-    let lead = if spaced { "" } else { " " };
-    Some(format!("{lead}{}", rest.join(" ")))
-}
-
-/// What Tab offers for the word being typed at the end of `line`: command names for the first
-/// word, subcommands for the second word of a container command, and the keywords of the
-/// command's syntax (COUNT, BLOCK, STREAMS, MKSTREAM...) after that. Upper case, sorted.
-pub fn completions(line: &str) -> Vec<String> {
-    let typed: Vec<&str> = words(line).collect();
-    let partial = if !ends_in_word(line) { "" } else { typed.last().copied().unwrap_or("") };
-    let done = if partial.is_empty() { typed.len() } else { typed.len() - 1 };
-    let upper = partial.to_ascii_uppercase();
-    let mut found: Vec<String> = if done == 0 {
-        command::all().map(|c| c.name.to_ascii_uppercase()).collect()
-    } else {
-        let Some(spec) = command::lookup(typed[0].as_bytes()) else { return Vec::new() };
-        if done == 1 && !spec.subcommands.is_empty() {
-            spec.subcommands.iter().map(|s| s.name.to_ascii_uppercase()).collect()
-        } else {
-            let syntax = syntax_for(&typed[..done].join(" ")).map_or(spec.syntax, |(syntax, _)| syntax);
-            keywords(syntax)
-        }
-    };
-    found.retain(|w| w.starts_with(&upper));
-    streamlab_engine::sort::sort(&mut found);
-    found.dedup();
-    found
-}
-
-/// The upper-case keywords of a syntax line (`[COUNT count]` gives COUNT).
-fn keywords(syntax: &str) -> Vec<String> {
-    syntax
-        .split(|c: char| !(c.is_ascii_alphanumeric() || c == '-' || c == '_'))
-        .filter(|w| w.len() > 1 && w.chars().all(|c| c.is_ascii_uppercase() || c == '_'))
-        .map(str::to_owned)
-        .collect()
-}
-
-/// The text `help CMD` prints, in redis-cli's layout.
-pub fn help_text(spec: &CommandSpec) -> String {
-    let mut text = format!(
-        "\n  {} {}\n  summary: {}\n  since: {}\n  group: {}\n",
-        spec.name.to_ascii_uppercase(),
-        spec.syntax,
-        spec.summary,
-        spec.since,
-        spec.group
-    );
-    for sub in spec.subcommands {
-        text.push_str(&format!(
-            "\n  {} {} {}\n  summary: {}\n",
-            spec.name.to_ascii_uppercase(),
-            sub.name.to_ascii_uppercase(),
-            sub.syntax,
-            sub.summary
-        ));
-    }
-    text
-}
-
-/// What an interactive console on a server with `caps` prints for a `help` line, or `None`
-/// when the line is not one.
-pub fn help_reply(line: &str, caps: &Capabilities) -> Option<String> {
-    let mut words = line.split_whitespace();
-    if !words.next()?.eq_ignore_ascii_case("help") {
-        return None;
-    }
-    let mut topic = String::new();
-    for word in words {
-        if !topic.is_empty() {
-            topic.push(' ');
-        }
-        topic.push_str(word);
-    }
-    if let Some(group) = topic.strip_prefix('@') {
-        return Some(crate::help::group_help(caps, group.split(' ').next().unwrap_or_default()));
-    }
-    Some(match command::lookup(topic.as_bytes()) {
-        Some(spec) => help_text(spec),
-        None if topic.is_empty() => {
-            "Type: \"help <command>\" for help on <command>, or :as NAME / :clock +MS / :undo / :redo.".to_owned()
-        }
-        None => format!("No help for '{topic}'."),
-    })
 }
 
 #[cfg(test)]

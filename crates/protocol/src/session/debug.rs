@@ -103,7 +103,7 @@ fn strtod(arg: &[u8]) -> f64 {
         .collect();
     (0..=numeric.len())
         .rev()
-        .find_map(|i| std::str::from_utf8(&numeric[..i]).ok()?.parse::<f64>().ok().filter(|v| v.is_finite()))
+        .find_map(|i| std::str::from_utf8(&numeric[..i]).ok()?.parse::<f64>().ok().filter(|v| v.is_finite())) // not in wasm: DEBUG is the server feature's
         .unwrap_or(0.0)
 }
 
