@@ -9,8 +9,8 @@ use streamlab_wasm::lesson::{describe, Progress, Tutor};
 use streamlab_wasm::{Playground, SessionSpec};
 use yew::prelude::*;
 
-use crate::console::Console;
-use crate::lesson_run::Step;
+use crate::console::ConsolePane;
+use crate::lesson_run::PlayerAction;
 use crate::lessons::{file_name, Catalog, LessonList};
 use crate::page;
 use crate::pictures::Pictures;
@@ -18,7 +18,7 @@ use crate::player::{beside_goal, Host, LessonPanel};
 use crate::profile::ProfileSelect;
 use crate::state::{Action, AppState, Backup, View};
 use crate::tables::Tables;
-use crate::timeline::Timeline;
+use crate::timeline::TimelinePane;
 
 /// How often a running clock ticks, in ms of both real and engine time.
 const TICK_MS: u32 = 250;
@@ -279,12 +279,12 @@ pub fn App() -> Html {
     // The lesson panel's steps: the page's own ones here, the run's through the reducer.
     // Memoized, so LessonPanel's props stay equal across clock ticks.
     let on_step =
-        use_callback((dispatch.clone(), show_list.setter()), |step: Step, (dispatch, show_list)| match step {
-            Step::List => show_list.set(true),
-            Step::Run(line) => dispatch.emit(Action::Run(line)),
-            Step::Goal(show) => dispatch.emit(Action::ShowGoal(show)),
-            Step::StartOver => dispatch.emit(Action::StartOver),
-            Step::Sandbox => dispatch.emit(Action::Sandbox),
+        use_callback((dispatch.clone(), show_list.setter()), |step: PlayerAction, (dispatch, show_list)| match step {
+            PlayerAction::List => show_list.set(true),
+            PlayerAction::Run(line) => dispatch.emit(Action::Run(line)),
+            PlayerAction::Goal(show) => dispatch.emit(Action::ShowGoal(show)),
+            PlayerAction::StartOver => dispatch.emit(Action::StartOver),
+            PlayerAction::Sandbox => dispatch.emit(Action::Sandbox),
             step => dispatch.emit(Action::Lesson(step)),
         });
     let panel_body = match *panel {
@@ -408,13 +408,13 @@ pub fn App() -> Html {
                     host={Host { page: true, task_list: true, goal_shown: state.goal.is_some(), console: true }} {on_step} />
             }
             <div class="left">
-                <Console
+                <ConsolePane
                     snapshot={state.snapshot.clone()}
                     log={state.log.clone()} first={state.log_first}
                     marks={state.marks.clone()}
                     history={state.history.clone()}
                     on_action={dispatch.clone()} />
-                <Timeline
+                <TimelinePane
                     steps={state.steps.clone()}
                     branches={state.branches.clone()}
                     step_count={state.step_count}

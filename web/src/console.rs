@@ -103,7 +103,7 @@ fn LogItem(props: &LogItemProps) -> Html {
                     <span class="step-mark" {title}>{label}<span class="sr-only">{more}</span></span>
                 }
                 <span class="prompt"><span class="name" title={entry.conn.clone()}>{&entry.conn}</span>{"> "}</span>{&entry.line}</pre>
-            { for entry.output.iter().map(|output| html! { <pre class={classes!("out", output.kind)}>{output.display()}</pre> }) }
+            { for entry.output.iter().map(|output| html! { <pre class={classes!("out", output.kind.name())}>{output.display()}</pre> }) }
             if let Some(waiting) = &props.waiting {
                 <p class="waiting"><span class="spinner" aria-hidden="true"></span>{waiting}</p>
             } else if entry.blocked {
@@ -114,7 +114,7 @@ fn LogItem(props: &LogItemProps) -> Html {
 }
 
 #[component]
-pub fn Console(props: &ConsoleProps) -> Html {
+pub fn ConsolePane(props: &ConsoleProps) -> Html {
     let input = use_state(String::new);
     // Position in the history while browsing it with ↑/↓ (None: editing a new line).
     let browsing = use_state(|| None::<usize>);

@@ -13,13 +13,13 @@ use std::rc::Rc;
 use streamlab_wasm::embed::{CommandEvent, EmbedOptions, ErrorEvent, Layout, Mode, ReadyEvent, SetupErrorEvent};
 use streamlab_wasm::json;
 use streamlab_wasm::lesson::{describe, Progress, Tutor};
-use streamlab_wasm::{OutputView, Playground, SessionSpec, SnapshotView};
+use streamlab_wasm::{OutputKind, OutputView, Playground, SessionSpec, SnapshotView};
 use wasm_bindgen::prelude::*;
 use yew::prelude::*;
 use yew::AppHandle;
 
-use crate::console::Console;
-use crate::lesson_run::{LessonRun, Rules, Step};
+use crate::console::ConsolePane;
+use crate::lesson_run::{LessonRun, PlayerAction, Rules};
 use crate::pictures::Pictures;
 use crate::player::{beside_goal, Host, LessonPanel};
 use crate::state::{Action, AppState};
@@ -95,7 +95,7 @@ impl Shared {
     fn refuse(&self, lesson: &RefCell<LessonRun>, line: &str) -> Option<String> {
         let refusal = lesson.borrow().refusal(line)?;
         let conn = self.lab.borrow().snapshot().current.clone();
-        let output = [OutputView { to: None, text: refusal.clone(), kind: "error" }];
+        let output = [OutputView { to: None, text: refusal.clone(), kind: OutputKind::Error }];
         self.emit("command", &json(&CommandEvent::new(line, &conn, &output, false)));
         Some(refusal)
     }
@@ -135,13 +135,13 @@ impl Shared {
     }
 
     /// Performs a lesson step, raises its events and redraws. Errors become `error` events.
-    fn lesson_step(&self, step: Step) -> Result<(), String> {
+    fn lesson_step(&self, step: PlayerAction) -> Result<(), String> {
         let Some(lesson) = &self.lesson else { return Err("this widget has no lesson".into()) };
-        let moving = matches!(step, Step::Go(_));
+        let moving = matches!(step, PlayerAction::Go(_));
         let result = {
             let mut lesson = lesson.borrow_mut();
             match step {
-                Step::Go(at) => lesson.enter(at, &mut self.lab.borrow_mut()).map(|()| Vec::new()),
+                PlayerAction::Go(at) => lesson.enter(at, &mut self.lab.borrow_mut()).map(|()| Vec::new()),
                 step => lesson.step(step, &self.lab.borrow()),
             }
         };
@@ -288,7 +288,7 @@ fn Embed(props: &EmbedProps) -> Html {
                     { for state.log.iter().map(|entry| html! {
                         <>
                         <pre class="in"><span class="prompt">{format!("{}> ", entry.conn)}</span>{&entry.line}</pre>
-                        { for entry.output.iter().map(|o| html! { <pre class={classes!("out", o.kind)}>{o.display()}</pre> }) }
+                        { for entry.output.iter().map(|o| html! { <pre class={classes!("out", o.kind.name())}>{o.display()}</pre> }) }
                         </>
                     }) }
                 </div>
@@ -296,7 +296,7 @@ fn Embed(props: &EmbedProps) -> Html {
         }
     } else {
         html! {
-            <Console snapshot={state.snapshot.clone()} log={state.log.clone()} first={state.log_first} marks={state.marks.clone()} history={state.history.clone()}
+            <ConsolePane snapshot={state.snapshot.clone()} log={state.log.clone()} first={state.log_first} marks={state.marks.clone()} history={state.history.clone()}
                 {on_action} />
         }
     };
@@ -304,8 +304,8 @@ fn Embed(props: &EmbedProps) -> Html {
     // for its lifetime (its props are never replaced), so neither callback needs deps.
     let on_step = {
         let shared = shared.clone();
-        use_callback((), move |step: Step, ()| match step {
-            Step::Goal(show) => shared.show_goal(show),
+        use_callback((), move |step: PlayerAction, ()| match step {
+            PlayerAction::Goal(show) => shared.show_goal(show),
             step => {
                 let _ = shared.lesson_step(step);
             }
@@ -449,7 +449,7 @@ impl Widget {
     /// Check on the current task of a lesson (its events follow); throws outside a
     /// reach-state task.
     pub fn check(&self) -> Result<(), JsError> {
-        self.shared.lesson_step(Step::Check).map_err(|e| JsError::new(&e))
+        self.shared.lesson_step(PlayerAction::Check).map_err(|e| JsError::new(&e))
     }
 
     /// A redis-cli script that replays the session against a real server.

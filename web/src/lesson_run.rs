@@ -398,15 +398,20 @@ impl LessonRun {
     /// Performs a step that changes only the run (Check on `lab`, an answer, a hint, the
     /// solution, Try again). Moving (`Go`: the host replaces its session) and the page's own
     /// steps are the host's: they do nothing here.
-    pub fn step(&mut self, step: Step, lab: &Playground) -> Result<Events, String> {
+    pub fn step(&mut self, step: PlayerAction, lab: &Playground) -> Result<Events, String> {
         match step {
-            Step::Check => return self.check(lab),
-            Step::Answer(answer) => return self.answer(answer),
-            Step::Hint => self.hint(),
-            Step::Reveal => self.reveal(),
-            Step::KeepHidden => self.keep_hidden(),
-            Step::Retry => self.retry(),
-            Step::Go(_) | Step::Run(_) | Step::Goal(_) | Step::StartOver | Step::Sandbox | Step::List => {}
+            PlayerAction::Check => return self.check(lab),
+            PlayerAction::Answer(answer) => return self.answer(answer),
+            PlayerAction::Hint => self.hint(),
+            PlayerAction::Reveal => self.reveal(),
+            PlayerAction::KeepHidden => self.keep_hidden(),
+            PlayerAction::Retry => self.retry(),
+            PlayerAction::Go(_)
+            | PlayerAction::Run(_)
+            | PlayerAction::Goal(_)
+            | PlayerAction::StartOver
+            | PlayerAction::Sandbox
+            | PlayerAction::List => {}
         }
         Ok(Vec::new())
     }
@@ -441,7 +446,7 @@ impl LessonRun {
 
 /// What a button asks the host to do.
 #[derive(Debug, Clone, PartialEq)]
-pub enum Step {
+pub enum PlayerAction {
     /// Go to a position in the run's order (the host puts the task's session in its console).
     Go(usize),
     /// Check the current task.
@@ -535,7 +540,7 @@ mod tests {
             TaskKindView::Order { steps } => Answer::Order((0..steps.len()).collect()),
             _ => Answer::Option(0),
         };
-        let events = quiz.step(Step::Answer(answer), &lab).unwrap();
+        let events = quiz.step(PlayerAction::Answer(answer), &lab).unwrap();
         assert!(events[0].1.starts_with(&format!("{{\"task\":0,\"lessonTask\":{first},")), "{events:?}");
         // In lesson and player modes every task is shown, so the two numbers agree.
         let (mut r, mut lab) = started(PAGE, &Progress::default());

@@ -2,7 +2,7 @@
 //! the task list, the current task (Check with its failing messages, progressive hints, the
 //! solution under the host's policy, par and the command count for reach-state tasks; options
 //! with their explanations or a typed reply for questions), Previous / Next, and the page's
-//! own buttons when the host is the page. It draws a [`LessonRun`] and speaks in [`Step`]s;
+//! own buttons when the host is the page. It draws a [`LessonRun`] and speaks in [`PlayerAction`]s;
 //! the host performs them (the page through its reducer, the embed with its events).
 //!
 //! The task comes before the introduction, so the task and its Check are on screen when a
@@ -22,7 +22,7 @@ use wasm_bindgen::JsCast;
 use web_sys::{Element, HtmlElement, HtmlInputElement, HtmlTextAreaElement};
 use yew::prelude::*;
 
-use crate::lesson_run::{LessonRun, Step, TaskRun};
+use crate::lesson_run::{LessonRun, PlayerAction, TaskRun};
 use crate::markdown;
 
 /// What the host shows beyond the lesson itself.
@@ -48,7 +48,7 @@ pub struct LessonPanelProps {
     /// What the host offers.
     pub host: Host,
     /// Steps for the host to perform.
-    pub on_step: Callback<Step>,
+    pub on_step: Callback<PlayerAction>,
 }
 
 /// Why par counts only some commands, where par is shown.
@@ -129,7 +129,7 @@ fn demo_text(demo: &[streamlab_wasm::lesson::DemoLine]) -> String {
 pub fn LessonPanel(props: &LessonPanelProps) -> Html {
     let run = &props.run;
     let view = &run.view;
-    let step = |s: Step| {
+    let step = |s: PlayerAction| {
         let on_step = props.on_step.clone();
         Callback::from(move |_: MouseEvent| on_step.emit(s.clone()))
     };
@@ -160,7 +160,7 @@ pub fn LessonPanel(props: &LessonPanelProps) -> Html {
             // The goal stays beside the state while the learner works: the host drops it when
             // a task starts, and it comes back.
             if reach && !shown && want {
-                on_step.emit(Step::Goal(true));
+                on_step.emit(PlayerAction::Goal(true));
             }
         });
     }
@@ -168,7 +168,7 @@ pub fn LessonPanel(props: &LessonPanelProps) -> Html {
         let (memo, on_step, show) = (memo.clone(), props.on_step.clone(), !props.host.goal_shown);
         Callback::from(move |_: MouseEvent| {
             memo.borrow_mut().0 = show;
-            on_step.emit(Step::Goal(show));
+            on_step.emit(PlayerAction::Goal(show));
         })
     };
     let on_try = props.host.console.then(|| {
@@ -215,9 +215,9 @@ pub fn LessonPanel(props: &LessonPanelProps) -> Html {
                 <p class="lesson-meta">{format!("{} min · {} · {done} of {total} solved", view.minutes, view.profile)}</p>
                 if props.host.page {
                     <div class="lesson-actions">
-                        <button onclick={step(Step::List)}>{"All lessons"}</button>
-                        <button onclick={step(Step::Sandbox)} title="Back to your own session; this lesson keeps its place">{"Sandbox"}</button>
-                        <button onclick={step(Step::StartOver)} title="Start the lesson again (the ids, names and numbers may change)">{"Start over"}</button>
+                        <button onclick={step(PlayerAction::List)}>{"All lessons"}</button>
+                        <button onclick={step(PlayerAction::Sandbox)} title="Back to your own session; this lesson keeps its place">{"Sandbox"}</button>
+                        <button onclick={step(PlayerAction::StartOver)} title="Start the lesson again (the ids, names and numbers may change)">{"Start over"}</button>
                     </div>
                 }
             </div>
@@ -231,7 +231,7 @@ pub fn LessonPanel(props: &LessonPanelProps) -> Html {
                                 <li>
                                     <button class={classes!("task-link", solved.then_some("done"))}
                                         aria-current={(n == run.at).then_some("step")} title={plain(title)}
-                                        onclick={step(Step::Go(n))}>
+                                        onclick={step(PlayerAction::Go(n))}>
                                         <span aria-hidden="true">{if solved { "✓ " } else { "" }}</span>
                                         {format!("{}. ", n + 1)}<span class="task-name">{markdown::render_inline(title)}</span>
                                         if solved { <span class="sr-only">{" (solved)"}</span> }
@@ -252,12 +252,12 @@ pub fn LessonPanel(props: &LessonPanelProps) -> Html {
                 if let Some(notice) = &run.notice { <p class="notice" role="alert">{notice}</p> }
             </article>
             <div class="lesson-nav">
-                <button onclick={step(Step::Go(run.at.saturating_sub(1)))} disabled={run.at == 0}>{"← Previous"}</button>
-                <button onclick={step(Step::Go(run.at + 1))} disabled={run.at + 1 == total}>{"Next →"}</button>
+                <button onclick={step(PlayerAction::Go(run.at.saturating_sub(1)))} disabled={run.at == 0}>{"← Previous"}</button>
+                <button onclick={step(PlayerAction::Go(run.at + 1))} disabled={run.at + 1 == total}>{"Next →"}</button>
             </div>
             if done == total {
                 <p class="complete" role="status">{"Lesson complete. "}
-                    if props.host.page { <button onclick={step(Step::List)}>{"Choose another lesson"}</button> }
+                    if props.host.page { <button onclick={step(PlayerAction::List)}>{"Choose another lesson"}</button> }
                 </p>
             }
             if !run.rules.questions_only {
@@ -294,7 +294,7 @@ fn reach_state(
     commands: usize,
     (toggle_goal, goal_shown): (Callback<MouseEvent>, bool),
     on_try: Option<&Callback<String>>,
-    step: &dyn Fn(Step) -> Callback<MouseEvent>,
+    step: &dyn Fn(PlayerAction) -> Callback<MouseEvent>,
 ) -> Html {
     let current = run.current();
     let next_hint = run.next_hint();
@@ -321,15 +321,15 @@ fn reach_state(
             <p class="disabled">{"Turned off in this task: "}{ for disabled.iter().map(|d| html! { <><code>{d}</code>{" "}</> }) }</p>
         }
         <div class="task-actions">
-            <button class="primary" onclick={step(Step::Check)}>{"Check"}</button>
+            <button class="primary" onclick={step(PlayerAction::Check)}>{"Check"}</button>
             if offer_hints {
-                <button onclick={step(Step::Hint)} disabled={next_hint.is_none()}>
+                <button onclick={step(PlayerAction::Hint)} disabled={next_hint.is_none()}>
                     {if current.hints.is_empty() { "Hint" } else { "Next hint" }}
                 </button>
             }
             <button aria-pressed={goal_shown.to_string()} onclick={toggle_goal}>{"Show goal"}</button>
             if run.rules.solution != SolutionPolicy::Never && !current.solution && !current.confirming {
-                <button onclick={step(Step::Reveal)}>{"Show solution"}</button>
+                <button onclick={step(PlayerAction::Reveal)}>{"Show solution"}</button>
             }
         </div>
         <div class="check-result" role="status" aria-live="polite">
@@ -354,8 +354,8 @@ fn reach_state(
         if current.confirming {
             <div class="confirm" role="group" aria-label="Show the solution?">
                 <p>{"Show the reference solution? Trying first teaches more; Check will still pass if you type it."}</p>
-                <button onclick={step(Step::Reveal)}>{"Yes, show it"}</button>
-                <button onclick={step(Step::KeepHidden)}>{"Not yet"}</button>
+                <button onclick={step(PlayerAction::Reveal)}>{"Yes, show it"}</button>
+                <button onclick={step(PlayerAction::KeepHidden)}>{"Not yet"}</button>
             </div>
         } else if current.solution {
             <div class="solution">
@@ -377,7 +377,7 @@ struct QuizProps {
     page: bool,
     /// A typed prediction's reply may be shown after a wrong try.
     reveal: bool,
-    on_step: Callback<Step>,
+    on_step: Callback<PlayerAction>,
 }
 
 /// What a number may look like (as redis-cli prints one, too): the browser checks it.
@@ -454,15 +454,15 @@ fn Quiz(props: &QuizProps) -> Html {
                 TaskKindView::Predict { .. } if typed_prediction => Answer::Typed(typed()),
                 _ => return,
             };
-            on_step.emit(Step::Answer(answer));
+            on_step.emit(PlayerAction::Answer(answer));
         })
     };
     let done = answer.is_some();
-    let button = |label: &'static str, s: Step, node: Option<NodeRef>| {
+    let button = |label: &'static str, s: PlayerAction, node: Option<NodeRef>| {
         let on_step = props.on_step.clone();
         let onclick = Callback::from(move |e: MouseEvent| {
             // The predicted command runs in the console: a phone shows it there.
-            if let (Step::Run(_), Some(from)) = (&s, e.target_dyn_into::<Element>()) {
+            if let (PlayerAction::Run(_), Some(from)) = (&s, e.target_dyn_into::<Element>()) {
                 show_console(&from);
             }
             on_step.emit(s.clone())
@@ -535,13 +535,13 @@ fn Quiz(props: &QuizProps) -> Html {
                 }
             </div>
             if let (true, true, TaskKindView::Predict { command, .. }) = (right || revealed, props.page, kind) {
-                { button("Run it in the console", Step::Run(command.clone()), None) }
+                { button("Run it in the console", PlayerAction::Run(command.clone()), None) }
             }
             if wrong {
-                { button("Try again", Step::Retry, Some(retry_ref)) }
+                { button("Try again", PlayerAction::Retry, Some(retry_ref)) }
             }
             if typed_prediction && props.reveal && props.run.wrong > 0 && !revealed && !right {
-                { button("Show what it prints", Step::Reveal, None) }
+                { button("Show what it prints", PlayerAction::Reveal, None) }
             }
         </form>
     }

@@ -7,11 +7,11 @@ use std::rc::Rc;
 use streamlab_wasm::embed::SolutionPolicy;
 use streamlab_wasm::lesson::{Progress, Tutor};
 use streamlab_wasm::{
-    split_prefix, BranchView, OutputView, Playground, SessionSpec, SnapshotView, StepState, StepView,
+    split_prefix, BranchView, OutputKind, OutputView, Playground, SessionSpec, SnapshotView, StepState, StepView,
 };
 use yew::Reducible;
 
-use crate::lesson_run::{LessonRun, Rules, Step};
+use crate::lesson_run::{LessonRun, PlayerAction, Rules};
 
 /// How many console lines of history ↑/↓ keeps.
 pub const HISTORY_KEPT: usize = 200;
@@ -196,7 +196,7 @@ pub enum Action {
     OpenLesson(Rc<Tutor>, Progress),
     /// A step of the lesson run: moving to a task (its session restarts at the task's start
     /// state), Check on the session as it is, a hint, the solution, an answer.
-    Lesson(Step),
+    Lesson(PlayerAction),
     /// Show (or hide) the goal state beside the current one.
     ShowGoal(bool),
     /// Play the lesson again from the start, in the next hidden variant.
@@ -329,7 +329,7 @@ impl AppState {
             if let Some(refusal) = run.refusal(line) {
                 let conn = self.lab.borrow().snapshot().current.clone();
                 self.remember(line);
-                let output = vec![OutputView { to: None, text: refusal, kind: "error" }];
+                let output = vec![OutputView { to: None, text: refusal, kind: OutputKind::Error }];
                 self.note(conn, line.to_owned(), output, false, None);
                 return;
             }
@@ -495,7 +495,7 @@ impl Reducible for AppState {
                     let conn = next.snapshot.current.clone();
                     let note = next.lab.borrow_mut().switch_branch(index);
                     if let Some(text) = note {
-                        let output = vec![OutputView { to: None, text, kind: "info" }];
+                        let output = vec![OutputView { to: None, text, kind: OutputKind::Info }];
                         next.note(conn, format!(":branch {}", index + 1), output, false, None);
                     }
                 }
@@ -555,7 +555,7 @@ impl Reducible for AppState {
                     }
                 }
             }
-            Action::Lesson(Step::Go(at)) => next.start_task(at, false),
+            Action::Lesson(PlayerAction::Go(at)) => next.start_task(at, false),
             Action::Lesson(step) => {
                 if let Some(run) = &mut next.lesson {
                     // The page shows what the run keeps; it has no use for the events.

@@ -68,7 +68,7 @@ fn StepRow(props: &StepProps) -> Html {
                     {&step.line}
                 </code>
             </button>
-            { for step.output.iter().map(|o| html! { <pre class={classes!("step-reply", o.kind)}>{o.display()}</pre> }) }
+            { for step.output.iter().map(|o| html! { <pre class={classes!("step-reply", o.kind.name())}>{o.display()}</pre> }) }
             if !step.changes.is_empty() {
                 <ul class="changes">{ for step.changes.iter().map(|c| html! { <li>{c}</li> }) }</ul>
             }
@@ -77,7 +77,7 @@ fn StepRow(props: &StepProps) -> Html {
 }
 
 #[component]
-pub fn Timeline(props: &TimelineProps) -> Html {
+pub fn TimelinePane(props: &TimelineProps) -> Html {
     // Keep the current step in view inside the list (in the next frame, once laid out).
     let list_ref = use_node_ref();
     let frame = use_mut_ref(|| None::<gloo::render::AnimationFrame>);

@@ -1,6 +1,6 @@
 //! The seeded generator of command sequences.
 //!
-//! A sequence is a list of [`Step`]s: one command for one of [`CONNECTIONS`] connections. The
+//! A sequence is a list of [`Call`]s: one command for one of [`CONNECTIONS`] connections. The
 //! generator covers the whole Redis 8.2 stream surface plus the key, server and transaction
 //! commands that interact with it: valid commands most of the time, and wrong arities, quirky
 //! and invalid ids, bad options, wrong types (a string key), missing keys and groups the rest
@@ -21,14 +21,14 @@ pub const CONNECTIONS: usize = 3;
 
 /// One command for one connection.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Step {
+pub struct Call {
     /// The connection (0..[`CONNECTIONS`]).
     pub conn: usize,
     /// The command and its arguments.
     pub args: Vec<Vec<u8>>,
 }
 
-impl Step {
+impl Call {
     /// The command name, upper-cased (for reports).
     pub fn name(&self) -> String {
         String::from_utf8_lossy(self.args.first().map_or(&[][..], |a| a)).to_ascii_uppercase()
@@ -125,13 +125,13 @@ struct Gen {
     rng: Rng,
     streams: [StreamModel; 3],
     quirky: Vec<String>,
-    out: Vec<Step>,
+    out: Vec<Call>,
     /// Commands planned for later (the XADD that wakes a blocking read), by step index.
-    scheduled: Vec<(usize, Step)>,
+    scheduled: Vec<(usize, Call)>,
 }
 
 /// The sequence for `seed`, `len` steps long.
-pub fn sequence(seed: u64, len: usize) -> Vec<Step> {
+pub fn sequence(seed: u64, len: usize) -> Vec<Call> {
     let mut g = Gen {
         rng: Rng::new(seed),
         streams: Default::default(),
@@ -153,7 +153,7 @@ fn fmt_id((ms, seq): (u64, u64)) -> String {
 
 impl Gen {
     fn push(&mut self, conn: usize, args: Args) {
-        self.out.push(Step { conn, args });
+        self.out.push(Call { conn, args });
     }
 
     fn conn(&mut self) -> usize {
@@ -479,7 +479,7 @@ impl Gen {
         let due = self.out.len() + 1 + self.rng.below(5) as usize;
         let id = if key == "s3" && self.rng.pct(50) { "*".to_owned() } else { fmt_id(self.new_id(key)) };
         let value = self.value();
-        self.scheduled.push((due, Step { conn: other, args: cmd!["XADD", key, id, "f", value] }));
+        self.scheduled.push((due, Call { conn: other, args: cmd!["XADD", key, id, "f", value] }));
     }
 
     fn read_keys(&mut self) -> Vec<&'static str> {
@@ -531,7 +531,7 @@ impl Gen {
 
 // After `cmd!`, which they use (a macro is in scope only below its definition).
 mod groups;
-mod server;
+mod keyspace;
 mod streams;
 
 #[cfg(test)]

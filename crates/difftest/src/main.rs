@@ -5,7 +5,7 @@ use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
 use streamlab_difftest::bench;
-use streamlab_difftest::gen::{self, Step, CONNECTIONS};
+use streamlab_difftest::gen::{self, Call, CONNECTIONS};
 use streamlab_difftest::run::{run, show, Run};
 use streamlab_difftest::shrink::shrink;
 use streamlab_difftest::target::{self, Target};
@@ -144,7 +144,7 @@ fn names() -> Vec<String> {
 }
 
 /// The same steps on the virtual-clock StreamLab, for the values a transcript must show.
-fn virtual_run(steps: &[Step], conns: usize) -> Result<Run, String> {
+fn virtual_run(steps: &[Call], conns: usize) -> Result<Run, String> {
     let mut a = target::open("inproc-virtual")?;
     let mut b = target::open("inproc-virtual")?;
     run(&mut *a, &mut *b, steps, conns)
@@ -254,7 +254,7 @@ fn print_shrunk(
     o: &Options,
     seed: u64,
     original: usize,
-    small: &[Step],
+    small: &[Call],
     runs: usize,
     reference: &mut dyn Target,
     target: &mut dyn Target,
@@ -280,7 +280,7 @@ fn print_shrunk(
             items.push(Item::Line(format!("# {line}")));
         }
     }
-    items.extend(outcome.executed.iter().map(|o| Item::Step(o.index)));
+    items.extend(outcome.executed.iter().map(|o| Item::Call(o.index)));
     let text = render(&items, &outcome, Some(&twin), &names());
     println!("  shrunk transcript:");
     for line in text.lines() {
@@ -329,8 +329,8 @@ fn replay(o: &Options) -> Result<bool, String> {
                 return Err(format!("{file}: meta-command {trimmed} is not supported here"));
             } else {
                 let args = tokenize(trimmed.as_bytes()).map_err(|e| format!("{file}: {trimmed}: {e}"))?;
-                items.push(Item::Step(steps.len()));
-                steps.push(Step { conn: current, args });
+                items.push(Item::Call(steps.len()));
+                steps.push(Call { conn: current, args });
             }
         }
         let outcome = run(&mut *reference, &mut *target, &steps, names.len())?;

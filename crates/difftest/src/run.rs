@@ -2,7 +2,7 @@
 
 use streamlab_protocol::{format_reply, Reply};
 
-use crate::gen::Step;
+use crate::gen::Call;
 use crate::normalize::normalize;
 use crate::target::{Observation, Target};
 
@@ -12,7 +12,7 @@ pub struct Observed {
     /// Position of the step in the sequence.
     pub index: usize,
     /// The step.
-    pub step: Step,
+    pub step: Call,
     /// What the reference (Redis) sent, raw.
     pub reference: Observation,
     /// The same, normalised.
@@ -52,7 +52,7 @@ fn lower(arg: &[u8]) -> Vec<u8> {
     arg.to_ascii_lowercase()
 }
 
-fn normalize_observation(seen: &Observation, step: &Step, contexts: &[ConnContext]) -> Observation {
+fn normalize_observation(seen: &Observation, step: &Call, contexts: &[ConnContext]) -> Observation {
     seen.iter()
         .map(|(conn, reply)| {
             let norm = if *conn == step.conn {
@@ -69,7 +69,7 @@ fn normalize_observation(seen: &Observation, step: &Step, contexts: &[ConnContex
         .collect()
 }
 
-fn update_contexts(seen: &Observation, step: &Step, contexts: &mut [ConnContext]) {
+fn update_contexts(seen: &Observation, step: &Call, contexts: &mut [ConnContext]) {
     let ctx = &mut contexts[step.conn];
     let name = lower(&step.args[0]);
     match seen.iter().find(|(c, _)| *c == step.conn).map(|(_, r)| r) {
@@ -108,7 +108,7 @@ pub fn show(seen: &Observation, names: &[&str]) -> String {
 }
 
 /// Runs `steps` from a reset on both targets, stopping at the first difference.
-pub fn run(reference: &mut dyn Target, target: &mut dyn Target, steps: &[Step], conns: usize) -> Result<Run, String> {
+pub fn run(reference: &mut dyn Target, target: &mut dyn Target, steps: &[Call], conns: usize) -> Result<Run, String> {
     reference.reset(conns)?;
     target.reset(conns)?;
     let mut contexts = vec![ConnContext::default(); conns];

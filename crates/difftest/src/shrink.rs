@@ -11,7 +11,7 @@
 
 use std::time::Instant;
 
-use crate::gen::Step;
+use crate::gen::Call;
 use crate::run::run;
 use crate::target::Target;
 
@@ -29,13 +29,13 @@ impl Shrinker<'_> {
     }
 
     /// Whether `steps` still differ; on success returns the steps up to the difference.
-    fn fails(&mut self, steps: &[Step]) -> Result<Option<Vec<Step>>, String> {
+    fn fails(&mut self, steps: &[Call]) -> Result<Option<Vec<Call>>, String> {
         self.runs += 1;
         let outcome = run(self.reference, self.target, steps, self.conns)?;
         Ok(outcome.difference.map(|_| outcome.executed.into_iter().map(|o| o.step).collect()))
     }
 
-    fn ddmin(&mut self, mut steps: Vec<Step>) -> Result<Vec<Step>, String> {
+    fn ddmin(&mut self, mut steps: Vec<Call>) -> Result<Vec<Call>, String> {
         let mut chunks = 2usize;
         while steps.len() >= 2 && !self.out_of_time() {
             let size = steps.len().div_ceil(chunks);
@@ -43,7 +43,7 @@ impl Shrinker<'_> {
             let mut start = 0;
             while start < steps.len() && !self.out_of_time() {
                 let end = (start + size).min(steps.len());
-                let candidate: Vec<Step> = steps[..start].iter().chain(&steps[end..]).cloned().collect();
+                let candidate: Vec<Call> = steps[..start].iter().chain(&steps[end..]).cloned().collect();
                 if let Some(kept) = self.fails(&candidate)? {
                     steps = kept;
                     reduced = true;
@@ -63,11 +63,11 @@ impl Shrinker<'_> {
         Ok(steps)
     }
 
-    fn simplify_connections(&mut self, mut steps: Vec<Step>) -> Result<Vec<Step>, String> {
+    fn simplify_connections(&mut self, mut steps: Vec<Call>) -> Result<Vec<Call>, String> {
         if steps.iter().all(|s| s.conn == 0) {
             return Ok(steps);
         }
-        let all_first: Vec<Step> = steps.iter().map(|s| Step { conn: 0, args: s.args.clone() }).collect();
+        let all_first: Vec<Call> = steps.iter().map(|s| Call { conn: 0, args: s.args.clone() }).collect();
         if let Some(kept) = self.fails(&all_first)? {
             return Ok(kept);
         }
@@ -85,7 +85,7 @@ impl Shrinker<'_> {
         Ok(steps)
     }
 
-    fn simplify_arguments(&mut self, mut steps: Vec<Step>) -> Result<Vec<Step>, String> {
+    fn simplify_arguments(&mut self, mut steps: Vec<Call>) -> Result<Vec<Call>, String> {
         let mut i = 0;
         while i < steps.len() && !self.out_of_time() {
             let mut j = steps[i].args.len();
@@ -116,7 +116,7 @@ impl Shrinker<'_> {
         Ok(steps)
     }
 
-    fn drop_single_steps(&mut self, mut steps: Vec<Step>) -> Result<Vec<Step>, String> {
+    fn drop_single_steps(&mut self, mut steps: Vec<Call>) -> Result<Vec<Call>, String> {
         let mut i = steps.len();
         while i > 0 && !self.out_of_time() {
             i -= 1;
@@ -152,10 +152,10 @@ fn simpler_values(arg: &[u8]) -> Vec<Vec<u8>> {
 pub fn shrink(
     reference: &mut dyn Target,
     target: &mut dyn Target,
-    steps: &[Step],
+    steps: &[Call],
     conns: usize,
     deadline: Instant,
-) -> Result<(Vec<Step>, usize), String> {
+) -> Result<(Vec<Call>, usize), String> {
     let mut s = Shrinker { reference, target, conns, deadline, runs: 0 };
     let Some(mut steps) = s.fails(steps)? else {
         return Err("the difference did not happen again on a second run (timing-dependent?)".into());

@@ -58,7 +58,7 @@ pub enum Item {
     /// Printed as is.
     Line(String),
     /// The step at this position of the sequence (if it ran).
-    Step(usize),
+    Call(usize),
 }
 
 /// Renders a run as a transcript. `virtual_run` is the same sequence on the virtual-clock
@@ -73,7 +73,7 @@ pub fn render(items: &[Item], run: &Run, virtual_run: Option<&Run>, names: &[Str
                 out.push_str(line);
                 out.push('\n');
             }
-            Item::Step(index) => {
+            Item::Call(index) => {
                 let Some(observed) = run.executed.iter().find(|o| o.index == *index) else { continue };
                 let twin = virtual_run.and_then(|v| v.executed.iter().find(|o| o.index == *index));
                 if observed.step.conn != current {

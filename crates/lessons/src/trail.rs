@@ -3,7 +3,7 @@
 //! (`used`, `transaction`, `saw`) and par are measured on it, in the checker and in the
 //! player alike, since both keep their work on a console.
 
-use streamlab_protocol::history::Step;
+use streamlab_protocol::timeline::Step;
 use streamlab_protocol::{format_reply, Console, Reply};
 
 /// One command the learner ran.

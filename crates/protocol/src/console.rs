@@ -31,12 +31,12 @@ pub use names::{split_prefix, valid_conn_name};
 
 use crate::command::{self, CommandSpec};
 use crate::format::{format_raw, format_reply, prints_raw, quote_bytes, SUBSCRIBE_BANNER};
-use crate::history::{Keep, Step, Timeline};
 use crate::profile::{Capabilities, Profile};
 use crate::reply::Reply;
 #[cfg(feature = "host")]
 use crate::session::HostRequest;
 use crate::session::{Clock, ConnId, Delivery, Session, VIRTUAL_EPOCH_MS};
+use crate::timeline::{Keep, Step, Timeline};
 use crate::tokenize::{ends_in_word, tokenize, words};
 
 /// The connection a console starts on unless told otherwise.
@@ -70,6 +70,15 @@ impl OutputKind {
             OutputKind::Error
         } else {
             OutputKind::Reply
+        }
+    }
+
+    /// Its name in a page's markup and JSON: `reply`, `error` or `info`.
+    pub fn name(self) -> &'static str {
+        match self {
+            OutputKind::Reply => "reply",
+            OutputKind::Error => "error",
+            OutputKind::Info => "info",
         }
     }
 }

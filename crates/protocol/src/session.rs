@@ -30,9 +30,9 @@ pub use host::DebugAccess;
 #[cfg(feature = "host")]
 pub use host::{HostInfo, Peer};
 
-use crate::command::conn::SessionCmd;
 #[cfg(feature = "host-params")]
-use crate::command::server::HostParam;
+use crate::command::admin::HostParam;
+use crate::command::conn::SessionCmd;
 use crate::command::{self, Block, Clients, Ctx, Outcome, Run};
 use crate::error::{CmdError, Msg};
 use crate::profile::{Capabilities, Profile};

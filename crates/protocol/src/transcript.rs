@@ -15,8 +15,8 @@
 //! file: its inputs are its `> ` lines, comments and blank lines.
 
 use crate::console::Console;
-use crate::history::Keep;
 use crate::profile::Profile;
+use crate::timeline::Keep;
 
 /// The undo history a script keeps, in steps: enough for any `:undo` a script makes, while a
 /// million-line file holds only the session and this window (see [`Keep::Last`]).

@@ -30,7 +30,7 @@ use streamlab_testkit::rng::Rng;
 
 /// One step of a run.
 #[derive(Debug, Clone)]
-enum Step {
+enum Op {
     /// A command from a connection.
     Execute(u64, Vec<Vec<u8>>),
     /// The virtual clock moves forward (serving timed-out blocked reads).
@@ -39,10 +39,10 @@ enum Step {
     Disconnect(u64),
 }
 
-impl std::fmt::Display for Step {
+impl std::fmt::Display for Op {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
-            Step::Execute(conn, args) => {
+            Op::Execute(conn, args) => {
                 write!(f, "[conn {conn}]")?;
                 for arg in args {
                     let plain = !arg.is_empty()
@@ -55,8 +55,8 @@ impl std::fmt::Display for Step {
                 }
                 Ok(())
             }
-            Step::Advance(ms) => write!(f, "(clock advances {ms} ms)"),
-            Step::Disconnect(conn) => write!(f, "(conn {conn} disconnects)"),
+            Op::Advance(ms) => write!(f, "(clock advances {ms} ms)"),
+            Op::Disconnect(conn) => write!(f, "(conn {conn} disconnects)"),
         }
     }
 }
@@ -651,13 +651,13 @@ impl Gen {
         a
     }
 
-    fn step(&mut self) -> Step {
+    fn step(&mut self) -> Op {
         match self.rng.below(100) {
-            0..=5 => Step::Advance(self.rng.pick(&["0", "1", "2", "5", "50", "150", "1500"]).parse().unwrap()),
+            0..=5 => Op::Advance(self.rng.pick(&["0", "1", "2", "5", "50", "150", "1500"]).parse().unwrap()),
             6 => {
                 let conn = 1 + self.rng.below(CONNS);
                 self.in_multi[conn as usize] = false;
-                Step::Disconnect(conn)
+                Op::Disconnect(conn)
             }
             _ => {
                 // Connection 4 is mostly the subscriber: in RESP2 a subscribed connection refuses
@@ -670,7 +670,7 @@ impl Gen {
                     command.push("hello".into());
                     command.truncate(3);
                 }
-                Step::Execute(conn, command.into_iter().map(String::into_bytes).collect())
+                Op::Execute(conn, command.into_iter().map(String::into_bytes).collect())
             }
         }
     }
@@ -773,13 +773,13 @@ struct Stats {
 }
 
 /// Plays the steps on a fresh session, checking the properties after each one.
-fn play(steps: &[Step]) -> Result<(), Failure> {
+fn play(steps: &[Op]) -> Result<(), Failure> {
     play_counting(steps, &mut Stats::default(), false)
 }
 
 /// [`play`], counting what happened; with `keep_text` the keyspace is also kept as text, so
 /// that a failure can show it before and after the faulty step (the report replays with it).
-fn play_counting(steps: &[Step], stats: &mut Stats, keep_text: bool) -> Result<(), Failure> {
+fn play_counting(steps: &[Op], stats: &mut Stats, keep_text: bool) -> Result<(), Failure> {
     let mut session = Session::new(Clock::Virtual(VIRTUAL_EPOCH_MS));
     let mut before_text = String::new();
     for (i, step) in steps.iter().enumerate() {
@@ -788,12 +788,12 @@ fn play_counting(steps: &[Step], stats: &mut Stats, keep_text: bool) -> Result<(
         // every byte of every node, tombstones and node boundaries included.
         let before = session.keyspace().clone();
         let result = catch_unwind(AssertUnwindSafe(|| match step {
-            Step::Execute(conn, args) => Some(session.execute(*conn, args.clone())),
-            Step::Advance(ms) => {
+            Op::Execute(conn, args) => Some(session.execute(*conn, args.clone())),
+            Op::Advance(ms) => {
                 session.advance(*ms);
                 None
             }
-            Step::Disconnect(conn) => {
+            Op::Disconnect(conn) => {
                 session.disconnect(*conn);
                 None
             }
@@ -812,7 +812,7 @@ fn play_counting(steps: &[Step], stats: &mut Stats, keep_text: bool) -> Result<(
         if let Err(e) = session.check_invariants() {
             return Err(fail("invariant", e));
         }
-        if let (Some(out), Step::Execute(_, args)) = (&executed, step) {
+        if let (Some(out), Op::Execute(_, args)) = (&executed, step) {
             stats.commands += 1;
             let name = String::from_utf8_lossy(args.first().map_or(&[][..], |a| a)).to_uppercase();
             match out.replies.first() {
@@ -842,7 +842,7 @@ fn play_counting(steps: &[Step], stats: &mut Stats, keep_text: bool) -> Result<(
     Ok(())
 }
 
-fn generate(seed: u64, count: usize, stats: &mut Stats) -> Result<Vec<Step>, (Vec<Step>, Failure)> {
+fn generate(seed: u64, count: usize, stats: &mut Stats) -> Result<Vec<Op>, (Vec<Op>, Failure)> {
     // The generator tracks the virtual clock itself so that its ids stay near it.
     let mut rng = Rng::new(seed);
     let xadd_percent = rng.below(50);
@@ -850,7 +850,7 @@ fn generate(seed: u64, count: usize, stats: &mut Stats) -> Result<Vec<Step>, (Ve
     let mut steps = Vec::with_capacity(count);
     for _ in 0..count {
         let step = gen.step();
-        if let Step::Advance(ms) = step {
+        if let Op::Advance(ms) = step {
             gen.now += ms;
         }
         steps.push(step);
@@ -862,7 +862,7 @@ fn generate(seed: u64, count: usize, stats: &mut Stats) -> Result<Vec<Step>, (Ve
 }
 
 /// Drops steps one at a time while the run still fails the same way.
-fn shrink(mut steps: Vec<Step>, mut failure: Failure) -> (Vec<Step>, Failure) {
+fn shrink(mut steps: Vec<Op>, mut failure: Failure) -> (Vec<Op>, Failure) {
     steps.truncate(failure.step + 1);
     let mut progress = true;
     while progress {

@@ -10,7 +10,7 @@
 
 use std::path::{Path, PathBuf};
 
-use streamlab_protocol::command::server::{POLICIES, POLICY_ERROR};
+use streamlab_protocol::command::admin::{POLICIES, POLICY_ERROR};
 use streamlab_protocol::{tokenize, Profile};
 
 use crate::limits::Limits;

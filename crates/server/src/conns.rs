@@ -10,7 +10,7 @@ use crate::client::{Client, Closing, Flushed, Received};
 use crate::limits::{Class, ClassLimit, Limits};
 use crate::log::{self, Level};
 use crate::memory::{self, TRIM_AFTER};
-use crate::server::{EventLoop, Step};
+use crate::server::{EventLoop, RequestEnd};
 
 /// A client with this much unsent output is not read from until it takes some: a client that
 /// pipelines without reading its replies waits, instead of growing the server's memory.
@@ -263,7 +263,7 @@ impl EventLoop {
         let Some(client) = self.core.clients.get_mut(&id) else { return };
         let mut own = std::mem::take(&mut client.output);
         let start = own.len();
-        let mut step = Step::Go;
+        let mut step = RequestEnd::Go;
         // What the batch's arguments hold, released once they ran (a Vec costs 24 bytes).
         self.core.released += requests.iter().flatten().map(|a| a.capacity() + 24).sum::<usize>();
         for args in requests.drain(..) {
@@ -281,16 +281,16 @@ impl EventLoop {
                 self.core.close_over_limit(id);
                 return;
             }
-            if !matches!(step, Step::Go) {
+            if !matches!(step, RequestEnd::Go) {
                 break;
             }
         }
-        if matches!(step, Step::Abort) {
+        if matches!(step, RequestEnd::Abort) {
             // Nothing of this batch is sent.
             own.truncate(start);
         }
-        let mut close = !matches!(step, Step::Go);
-        if let (Some(error), Step::Go) = (error, &step) {
+        let mut close = !matches!(step, RequestEnd::Go);
+        if let (Some(error), RequestEnd::Go) = (error, &step) {
             let resp3 = self.core.resp3(id);
             let bytes = encode(&error.to_reply(), resp3);
             if self.core.blocked(id) {

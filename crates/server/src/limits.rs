@@ -6,7 +6,7 @@
 
 use std::time::{Duration, Instant};
 
-use streamlab_protocol::command::server::{parse_memory, HostParam};
+use streamlab_protocol::command::admin::{parse_memory, HostParam};
 use streamlab_protocol::request::MAX_BULK_LEN;
 use streamlab_protocol::Session;
 

@@ -83,7 +83,7 @@ impl Shared {
 }
 
 /// How one request ended.
-pub(crate) enum Step {
+pub(crate) enum RequestEnd {
     Go,
     /// Send what is pending, then close (QUIT, a panic).
     Close,
@@ -458,7 +458,7 @@ impl EventLoop {
         }
     }
 
-    pub(crate) fn run_one(&mut self, id: ConnId, args: Vec<Vec<u8>>, own: &mut Vec<u8>) -> Step {
+    pub(crate) fn run_one(&mut self, id: ConnId, args: Vec<Vec<u8>>, own: &mut Vec<u8>) -> RequestEnd {
         let core = &mut self.core;
         let session = &mut core.session;
         let executed = match catch_unwind(AssertUnwindSafe(|| session.execute(id, args))) {
@@ -472,16 +472,16 @@ impl EventLoop {
         route(core, Some(id), executed.deliveries, own);
         match self.host_requests(Some(id), own) {
             Some(step) => step,
-            None if executed.close => Step::Close,
-            None => Step::Go,
+            None if executed.close => RequestEnd::Close,
+            None => RequestEnd::Go,
         }
     }
 }
 
 /// A command panicked: the client gets an error and is closed, and the log says what was
 /// running.
-fn internal_error(log_enabled: bool, what: &str, own: &mut Vec<u8>) -> Step {
+fn internal_error(log_enabled: bool, what: &str, own: &mut Vec<u8>) -> RequestEnd {
     log::line(log_enabled, Level::Warning, &format!("Internal error while {what}"));
     encode_into(&Reply::Error("ERR internal error".into()), false, own);
-    Step::Close
+    RequestEnd::Close
 }

@@ -397,6 +397,7 @@ impl Layout {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::OutputKind;
 
     #[test]
     fn options_are_read_strictly() {
@@ -451,21 +452,21 @@ mod tests {
 
     #[test]
     fn command_events_carry_the_text_and_whether_it_failed() {
-        let out = [OutputView { to: None, text: "(error) ERR nope".into(), kind: "error" }];
+        let out = [OutputView { to: None, text: "(error) ERR nope".into(), kind: OutputKind::Error }];
         let e = CommandEvent::new("XADD", "alice", &out, false);
         assert_eq!((e.reply.as_str(), e.ok), ("(error) ERR nope", false));
     }
 
     #[test]
     fn a_failed_setup_line_is_named_by_its_place_and_text() {
-        let failed = [OutputView { to: None, text: "(error) ERR syntax error".into(), kind: "error" }];
+        let failed = [OutputView { to: None, text: "(error) ERR syntax error".into(), kind: OutputKind::Error }];
         let e = SetupErrorEvent::new(2, "XGROUP CREATE s g 0 BOGUS", &failed).unwrap();
         assert_eq!(e.message, "setup[2] failed: `XGROUP CREATE s g 0 BOGUS` printed (error) ERR syntax error");
         assert_eq!(
             (e.index, e.input.as_str(), e.reply.as_str()),
             (2, "XGROUP CREATE s g 0 BOGUS", "(error) ERR syntax error")
         );
-        let ok = [OutputView { to: None, text: "OK".into(), kind: "reply" }];
+        let ok = [OutputView { to: None, text: "OK".into(), kind: OutputKind::Reply }];
         assert_eq!(SetupErrorEvent::new(0, "XGROUP CREATE s g 0", &ok), None);
         assert_eq!(SetupErrorEvent::new(0, ":clock +1s", &[]), None, "a line that prints nothing did not fail");
     }

@@ -24,7 +24,7 @@
 //!   SHUTDOWN the page refused) is not sent: an ECHO line says so. So do comments.
 
 use streamlab_protocol::console::command_line;
-use streamlab_protocol::history::{Record, Step};
+use streamlab_protocol::timeline::{Record, Step};
 use streamlab_protocol::{ConnId, Console, Delivery, Reply};
 
 use crate::share::SessionSpec;

@@ -5,7 +5,7 @@
 use serde::ser::{SerializeMap, SerializeSeq};
 use serde::{Serialize, Serializer};
 use streamlab_lessons::{Lesson, TaskKind};
-use streamlab_protocol::history::Step;
+use streamlab_protocol::timeline::Step;
 use streamlab_protocol::{format_double, format_reply, Clock, Console, Keep, Reply, Session, VIRTUAL_EPOCH_MS};
 
 use crate::{json, view, OutputView, SnapshotView};

@@ -18,14 +18,14 @@ use std::rc::Rc;
 
 use serde::Serialize;
 use streamlab_engine::{IdMode, StreamId};
-use streamlab_protocol::history::{Record, Step};
-use streamlab_protocol::{format_reply_to, Clock, Console, Output, OutputKind, Reply, Session};
+use streamlab_protocol::timeline::{Record, Step};
+use streamlab_protocol::{format_reply_to, Clock, Console, Output, Reply, Session};
 
 pub use share::SessionSpec;
 pub use streamlab_protocol::civil::Civil;
 pub use streamlab_protocol::console::{command_line, completions, help_reply, split_prefix, syntax_hint};
 pub use streamlab_protocol::tokenize::{ends_in_word, is_separator, last_word_start, words};
-pub use streamlab_protocol::Profile;
+pub use streamlab_protocol::{OutputKind, Profile};
 pub use view::SnapshotView;
 use view::{Opened, RailItem};
 
@@ -47,8 +47,13 @@ pub struct OutputView {
     pub to: Option<String>,
     /// The text, as redis-cli prints it (lines separated by `\n`).
     pub text: String,
-    /// `reply`, `error` or `info`.
-    pub kind: &'static str,
+    /// Reply, error or info (`reply`, `error`, `info` in JSON).
+    #[serde(serialize_with = "kind_name")]
+    pub kind: OutputKind,
+}
+
+fn kind_name<S: serde::Serializer>(kind: &OutputKind, s: S) -> Result<S::Ok, S::Error> {
+    s.serialize_str(kind.name())
 }
 
 impl OutputView {
@@ -68,7 +73,7 @@ impl OutputView {
 
     /// Whether none of the output blocks is an error.
     pub fn all_ok(outputs: &[OutputView]) -> bool {
-        outputs.iter().all(|o| o.kind != "error")
+        outputs.iter().all(|o| o.kind != OutputKind::Error)
     }
 
     /// A reply to `args` (nothing for a delivery: a served read never prints raw).
@@ -79,12 +84,7 @@ impl OutputView {
 
 impl From<Output> for OutputView {
     fn from(output: Output) -> OutputView {
-        let kind = match output.kind {
-            OutputKind::Reply => "reply",
-            OutputKind::Error => "error",
-            OutputKind::Info => "info",
-        };
-        OutputView { to: output.to, text: clip(output.text), kind }
+        OutputView { to: output.to, text: clip(output.text), kind: output.kind }
     }
 }
 
@@ -253,7 +253,7 @@ impl Playground {
                 profile.caps().server,
                 profile.caps().version
             );
-            return vec![OutputView { to: None, text, kind: "info" }];
+            return vec![OutputView { to: None, text, kind: OutputKind::Info }];
         }
         let outputs = self.console.run(line);
         self.refresh();
@@ -544,7 +544,7 @@ mod tests {
             ":as alice",
         ]);
         let out = p.run("XADD jobs 1-0 type email");
-        assert_eq!(out[0], OutputView { to: None, text: "\"1-0\"".into(), kind: "reply" });
+        assert_eq!(out[0], OutputView { to: None, text: "\"1-0\"".into(), kind: OutputKind::Reply });
         assert_eq!(out[1].to.as_deref(), Some("bob"));
         let steps = p.steps(0, 10);
         assert_eq!(steps.len(), 3);
@@ -617,7 +617,7 @@ mod tests {
         let claim = "XREADGROUP GROUP g alice CLAIM 0 STREAMS s >";
         let mut p = playground(&["XADD s 1-0 f v", "XGROUP CREATE s g 0"]);
         assert_eq!(p.profile(), Profile::default(), "the console's default");
-        assert_eq!(p.run(claim)[0].kind, "reply");
+        assert_eq!(p.run(claim)[0].kind, OutputKind::Reply);
         let out = p.run(":profile redis-8.2");
         assert_eq!(out[0].text, "a fresh session answering as redis-8.2 (redis 8.2.3)");
         assert_eq!((p.step_count(), p.snapshot().streams.len(), p.profile()), (0, 0, Profile::Redis82));

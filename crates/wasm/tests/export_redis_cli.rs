@@ -30,7 +30,7 @@ use std::path::PathBuf;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use streamlab_protocol::history::Step;
+use streamlab_protocol::timeline::Step;
 use streamlab_protocol::{decode_reply, encode_request, format_reply, format_reply_to, tokenize, Reply, Session};
 use streamlab_wasm::export::redis_cli_lines;
 use streamlab_wasm::share::SessionSpec;

@@ -70,7 +70,10 @@ fn prompts_undone_lines_and_set_aside_steps_show_in_the_scrollback() {
     // Typing at step 1 sets step 2 aside, says so, and the timeline can bring it back.
     let s = s.reduce(Action::Run("XLEN s".into()));
     assert!(
-        s.log[3].output.iter().any(|o| o.kind == "info" && o.text.contains("undone after step 1 is set aside")),
+        s.log[3]
+            .output
+            .iter()
+            .any(|o| o.kind == OutputKind::Info && o.text.contains("undone after step 1 is set aside")),
         "{:?}",
         s.log[3]
     );
@@ -106,12 +109,12 @@ fn a_lesson_task_restarts_refuses_disabled_commands_and_checks() {
     assert_eq!((run.task(), run.start), (0, s.snapshot.position));
     assert!(s.snapshot.streams.iter().all(|st| st.key != "mine"), "the lesson plays in a session of its own");
     let s = s.reduce(Action::Run("carol> XCLAIM jobs workers carol 0 1-0".into()));
-    let s = s.reduce(Action::Lesson(Step::Check));
+    let s = s.reduce(Action::Lesson(PlayerAction::Check));
     let check = s.lesson.as_ref().unwrap().current().check.clone().unwrap();
     assert!(!check.passed && check.misconception.is_some());
     assert!(s.lesson.as_ref().unwrap().progress().solved.is_empty());
     // Hints and the confirmation are the run's, so they survive renders.
-    let s = s.reduce(Action::Lesson(Step::Hint)).reduce(Action::Lesson(Step::Reveal));
+    let s = s.reduce(Action::Lesson(PlayerAction::Hint)).reduce(Action::Lesson(PlayerAction::Reveal));
     let current = s.lesson.as_ref().unwrap().current().clone();
     assert_eq!((current.hints.len(), current.confirming, current.solution), (1, true, false));
     // The goal is drawn on demand; Reset restarts the task.
@@ -122,16 +125,16 @@ fn a_lesson_task_restarts_refuses_disabled_commands_and_checks() {
     assert_eq!(s.lesson.as_ref().unwrap().commands(&s.lab.borrow()), 0);
     // The next task continues the learner's session, scrollback and all.
     let s = s.reduce(Action::Run("carol> XAUTOCLAIM jobs workers carol 55000 0-0 COUNT 2".into()));
-    let s = s.reduce(Action::Lesson(Step::Go(1)));
+    let s = s.reduce(Action::Lesson(PlayerAction::Go(1)));
     let run = s.lesson.clone().unwrap();
     assert!(run.continued && run.task() == 1 && s.log.len() == 1);
     assert_eq!(run.start, s.snapshot.position);
     // Answering a question right solves it; Start over plays the next variant afresh.
     let choice =
         run.view.tasks.iter().position(|t| matches!(t.kind, TaskKindView::Choice { multiple: false, .. })).unwrap();
-    let s = s.reduce(Action::Lesson(Step::Go(choice)));
+    let s = s.reduce(Action::Lesson(PlayerAction::Go(choice)));
     let right = (0..).find(|&n| run.tutor.option_why(choice, n).unwrap().0).map(Answer::Option).unwrap();
-    let s = s.reduce(Action::Lesson(Step::Answer(right)));
+    let s = s.reduce(Action::Lesson(PlayerAction::Answer(right)));
     assert_eq!(s.lesson.as_ref().unwrap().progress().solved, vec![choice]);
     let s = s.reduce(Action::StartOver);
     let run = s.lesson.clone().unwrap();

@@ -11,11 +11,11 @@ use crate::error::CmdError;
 use crate::profile::Capabilities;
 use crate::reply::Reply;
 
+pub mod admin;
 pub mod conn;
 pub mod groups;
 pub mod keys;
 pub mod read;
-pub mod server;
 pub mod streams;
 #[cfg(test)]
 pub(crate) mod testkit;
@@ -32,9 +32,9 @@ pub struct Ctx<'a> {
     pub caps: &'static Capabilities,
     /// `maxclients`, and the connection counts INFO reports.
     pub clients: &'a mut Clients,
-    /// The configuration parameters the host owns (see [`server::HostParam`]).
+    /// The configuration parameters the host owns (see [`admin::HostParam`]).
     #[cfg(feature = "host-params")]
-    pub host: &'a mut Vec<server::HostParam>,
+    pub host: &'a mut Vec<admin::HostParam>,
     /// The process the host runs the session in (INFO's server section).
     #[cfg(feature = "host")]
     pub process: &'a crate::session::HostInfo,
@@ -182,7 +182,7 @@ pub struct CommandSpec {
 
 /// Every command family's table.
 const FAMILIES: &[&[CommandSpec]] =
-    &[streams::COMMANDS, read::COMMANDS, groups::COMMANDS, keys::COMMANDS, server::COMMANDS, conn::COMMANDS];
+    &[streams::COMMANDS, read::COMMANDS, groups::COMMANDS, keys::COMMANDS, admin::COMMANDS, conn::COMMANDS];
 
 /// Every command, family by family.
 pub fn all() -> impl Iterator<Item = &'static CommandSpec> {

@@ -19,7 +19,7 @@ pub struct Bench {
     pub caps: &'static Capabilities,
     /// Host-owned configuration parameters.
     #[cfg(feature = "host-params")]
-    pub host: Vec<super::server::HostParam>,
+    pub host: Vec<super::admin::HostParam>,
 }
 
 impl Bench {

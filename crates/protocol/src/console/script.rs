@@ -10,8 +10,8 @@
 use std::cell::RefCell;
 
 use super::Console;
-use crate::history::Step;
 use crate::session::ConnId;
+use crate::timeline::Step;
 
 /// The script written so far.
 #[derive(Debug, Clone, Default)]
@@ -126,7 +126,7 @@ mod tests {
 
     #[test]
     fn a_bounded_history_writes_its_window_afresh_as_it_forgets() {
-        let mut console = Console::default().keeping(crate::history::Keep::Last(300));
+        let mut console = Console::default().keeping(crate::timeline::Keep::Last(300));
         for n in 0..2_000 {
             console.run(if n % 7 == 0 { ":clock +5" } else { "XADD s * n 1" });
             if n % 250 == 0 {

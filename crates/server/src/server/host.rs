@@ -4,7 +4,7 @@
 
 use std::time::Duration;
 
-use super::{encode_into, log, ConnId, EventLoop, HostRequest, Level, Reply, Step};
+use super::{encode_into, log, ConnId, EventLoop, HostRequest, Level, Reply, RequestEnd};
 
 /// Redis's reply when the final save fails and SHUTDOWN gives up.
 const SHUTDOWN_FAILED: &str = "ERR Errors trying to SHUTDOWN. Check logs.";
@@ -13,19 +13,19 @@ impl EventLoop {
     /// Carries out what the session asked since it last ran. `own` is the connection whose
     /// command ran (its replies go to `own_buf`); returns how that connection's request ends
     /// when it must close.
-    pub(super) fn host_requests(&mut self, own: Option<ConnId>, own_buf: &mut Vec<u8>) -> Option<Step> {
+    pub(super) fn host_requests(&mut self, own: Option<ConnId>, own_buf: &mut Vec<u8>) -> Option<RequestEnd> {
         let mut end = None;
         for request in self.core.session.take_requests() {
             match request {
                 HostRequest::Close(conn) if Some(conn) == own => {
-                    end.get_or_insert(Step::Close);
+                    end.get_or_insert(RequestEnd::Close);
                 }
                 // It has left the session; what it is owed is still written, then it closes.
                 HostRequest::Close(conn) => self.core.hang_up(conn),
                 HostRequest::Shutdown { conn, save, force } => {
                     if self.shutdown(save, force) {
                         if Some(conn) == own {
-                            end.get_or_insert(Step::Close);
+                            end.get_or_insert(RequestEnd::Close);
                         }
                     } else {
                         let reply = Reply::Error(SHUTDOWN_FAILED.to_owned());
@@ -48,7 +48,7 @@ impl EventLoop {
                         &format!("Possible SECURITY ATTACK detected. It looks like somebody is sending POST or Host: commands to Redis. This is likely due to an attacker attempting to use Cross Protocol Scripting to compromise your Redis instance. Connection from {addr} aborted."),
                     );
                     if Some(conn) == own {
-                        end = Some(Step::Abort);
+                        end = Some(RequestEnd::Abort);
                     } else {
                         self.core.drop_client(conn);
                     }
