@@ -4,9 +4,9 @@
 use std::rc::Rc;
 
 use gloo::timers::callback::Interval;
-use streamlab_wasm::diff::duration;
-use streamlab_wasm::lesson::{describe, Progress, Tutor};
-use streamlab_wasm::{Playground, SessionSpec};
+use streamlab_view::diff::duration;
+use streamlab_view::lesson::{describe, Progress, Tutor};
+use streamlab_view::{Playground, SessionSpec};
 use yew::prelude::*;
 
 use crate::console::ConsolePane;
@@ -47,8 +47,8 @@ fn elapsed(ms: i64) -> String {
 /// The state as pictures (animating what changed since `previous`) or as tables.
 fn state_view(
     view: View,
-    snapshot: Rc<streamlab_wasm::SnapshotView>,
-    previous: Rc<streamlab_wasm::SnapshotView>,
+    snapshot: Rc<streamlab_view::SnapshotView>,
+    previous: Rc<streamlab_view::SnapshotView>,
     on_action: Callback<Action>,
 ) -> Html {
     match view {
@@ -303,7 +303,7 @@ pub fn App() -> Html {
         }
         Some("export") => {
             let script = state.lab.borrow().export();
-            let href = format!("data:text/plain;charset=utf-8,{}", streamlab_wasm::share::encode(&script));
+            let href = format!("data:text/plain;charset=utf-8,{}", streamlab_view::share::encode(&script));
             html! {
                 <section class="panel" aria-labelledby="export-title">
                     <h2 id="export-title">{"Export for redis-cli"}</h2>

@@ -5,8 +5,8 @@
 
 use std::rc::Rc;
 
-use streamlab_wasm::view::{RailItem, SnapshotView};
-use streamlab_wasm::{command_line, completions, ends_in_word, is_separator, last_word_start, syntax_hint, words};
+use streamlab_view::view::{RailItem, SnapshotView};
+use streamlab_view::{command_line, completions, ends_in_word, is_separator, last_word_start, syntax_hint, words};
 use yew::prelude::*;
 
 /// Templates put into the input with a click (mouse and keyboard screens).
@@ -251,7 +251,7 @@ pub fn Compose(props: &ComposeProps) -> Html {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use streamlab_wasm::{Playground, SessionSpec};
+    use streamlab_view::{Playground, SessionSpec};
 
     #[test]
     fn taps_insert_words_and_backspace_drops_them() {

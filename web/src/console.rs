@@ -3,7 +3,7 @@
 
 use std::rc::Rc;
 
-use streamlab_wasm::{completions, last_word_start, syntax_hint, SnapshotView, StepState};
+use streamlab_view::{completions, last_word_start, syntax_hint, SnapshotView, StepState};
 use wasm_bindgen::JsCast;
 use web_sys::HtmlInputElement;
 use yew::prelude::*;

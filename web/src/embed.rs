@@ -10,10 +10,10 @@
 use std::cell::RefCell;
 use std::rc::Rc;
 
-use streamlab_wasm::embed::{CommandEvent, EmbedOptions, ErrorEvent, Layout, Mode, ReadyEvent, SetupErrorEvent};
-use streamlab_wasm::json;
-use streamlab_wasm::lesson::{describe, Progress, Tutor};
-use streamlab_wasm::{OutputKind, OutputView, Playground, SessionSpec, SnapshotView};
+use streamlab_view::embed::{CommandEvent, EmbedOptions, ErrorEvent, Layout, Mode, ReadyEvent, SetupErrorEvent};
+use streamlab_view::json;
+use streamlab_view::lesson::{describe, Progress, Tutor};
+use streamlab_view::{OutputKind, OutputView, Playground, SessionSpec, SnapshotView};
 use wasm_bindgen::prelude::*;
 use yew::prelude::*;
 use yew::AppHandle;
@@ -246,7 +246,7 @@ fn Embed(props: &EmbedProps) -> Html {
             *reported.borrow_mut() = noted;
             for entry in state.log.iter().skip(state.log.len().saturating_sub(new)) {
                 let event = CommandEvent::new(&entry.line, &entry.conn, &entry.output, entry.blocked);
-                shared.emit("command", &streamlab_wasm::json(&event));
+                shared.emit("command", &streamlab_view::json(&event));
             }
         });
     }
@@ -262,7 +262,7 @@ fn Embed(props: &EmbedProps) -> Html {
                 attempt: lesson.as_ref().map(|l| l.attempt),
                 variant: lesson.as_ref().map(|l| l.tutor.variant()),
             };
-            shared.emit("ready", &streamlab_wasm::json(&ready));
+            shared.emit("ready", &streamlab_view::json(&ready));
         });
     }
 

@@ -6,7 +6,7 @@
 use streamlab_protocol::tokenize;
 use streamlab_testkit::rng::Rng;
 use streamlab_testkit::text;
-use streamlab_wasm::{last_word_start, words, Playground, SessionSpec};
+use streamlab_view::{last_word_start, words, Playground, SessionSpec};
 
 use crate::compose::{drop_word, insert, suggest};
 use crate::console::tab;

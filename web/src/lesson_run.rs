@@ -7,11 +7,11 @@
 
 use std::rc::Rc;
 
-use streamlab_wasm::embed::{
+use streamlab_view::embed::{
     task_score, CheckEvent, ProgressEvent, QuizAnswerEvent, SolutionPolicy, TaskCompleteEvent, TASK_MAX,
 };
-use streamlab_wasm::lesson::{commands_since, Answer, LessonView, Progress, TaskKindView, Tutor};
-use streamlab_wasm::{json, Playground};
+use streamlab_view::lesson::{commands_since, Answer, LessonView, Progress, TaskKindView, Tutor};
+use streamlab_view::{json, Playground};
 
 /// Events a step raised: (type, payload JSON). The embed raises them; the page has no use
 /// for them.
@@ -476,7 +476,7 @@ pub enum PlayerAction {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use streamlab_wasm::SessionSpec;
+    use streamlab_view::SessionSpec;
 
     /// Every kind of task (the browser tests' fixture).
     const RICH: &str = include_str!("../../tests/browser/fixtures/rich.toml");

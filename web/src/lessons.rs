@@ -4,7 +4,7 @@
 
 use std::rc::Rc;
 
-use streamlab_wasm::lesson::{describe, sections, SectionView, Tutor};
+use streamlab_view::lesson::{describe, sections, SectionView, Tutor};
 use web_sys::{HtmlInputElement, HtmlTextAreaElement};
 use yew::prelude::*;
 

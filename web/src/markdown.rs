@@ -4,8 +4,8 @@
 //! Where the host has a console, the command lines of code (code blocks, the player's demos
 //! and solutions) are buttons that put the line in it.
 
-use streamlab_wasm::completions;
-use streamlab_wasm::lesson::split_connection;
+use streamlab_view::completions;
+use streamlab_view::lesson::split_connection;
 use yew::prelude::*;
 
 /// A block of lesson text.

@@ -6,7 +6,7 @@
 use std::collections::{HashMap, HashSet};
 
 use streamlab_engine::{IdMode, StreamId};
-use streamlab_wasm::view::{NodeView, PendingView, RailItem, SnapshotView, StreamView};
+use streamlab_view::view::{NodeView, PendingView, RailItem, SnapshotView, StreamView};
 use wasm_bindgen::JsCast;
 use wasm_bindgen::JsValue;
 use web_sys::{Element, HtmlElement};
@@ -268,7 +268,7 @@ fn js_number(value: f64) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use streamlab_wasm::{Playground, SessionSpec};
+    use streamlab_view::{Playground, SessionSpec};
 
     fn after(lines: &[&str], then: &[&str]) -> Motion {
         let mut p = Playground::new(&SessionSpec::default());

@@ -5,8 +5,8 @@ use std::cell::{Cell, RefCell};
 use std::rc::Rc;
 
 use js_sys::{Array, JSON};
-use streamlab_wasm::lesson::Progress;
-use streamlab_wasm::SessionSpec;
+use streamlab_view::lesson::Progress;
+use streamlab_view::SessionSpec;
 use wasm_bindgen::closure::Closure;
 use wasm_bindgen::{JsCast, JsValue};
 
@@ -341,9 +341,9 @@ pub fn save_progress(id: &str, version: u32, progress: &Progress) -> bool {
 /// The `lesson` parameter of the address (`?lesson=ID` or `?lesson=URL`), if any.
 pub fn lesson_param() -> Option<String> {
     let search = gloo::utils::window().location().search().ok()?;
-    let value = streamlab_wasm::share::query_parts(search.trim_start_matches('?'))
+    let value = streamlab_view::share::query_parts(search.trim_start_matches('?'))
         .find_map(|(name, value)| (name == "lesson").then_some(value))?;
-    streamlab_wasm::share::decode(value).filter(|v| !v.is_empty())
+    streamlab_view::share::decode(value).filter(|v| !v.is_empty())
 }
 
 /// Fetches a text file (a lesson, the lesson index).

@@ -13,7 +13,7 @@
 use std::cell::RefCell;
 use std::sync::Once;
 
-use streamlab_wasm::embed::ErrorEvent;
+use streamlab_view::embed::ErrorEvent;
 use wasm_bindgen::JsValue;
 
 /// Who hears of a panic in this instance.
@@ -77,7 +77,7 @@ fn report(message: &str) {
         page_panel(message);
         return;
     };
-    let payload = JsValue::from_str(&streamlab_wasm::json(&ErrorEvent { message: message.to_owned() }));
+    let payload = JsValue::from_str(&streamlab_view::json(&ErrorEvent { message: message.to_owned() }));
     for on_event in widgets {
         // A throwing listener must not stop the others from hearing it.
         let _ = on_event.call2(&JsValue::NULL, &JsValue::from_str("panic"), &payload);

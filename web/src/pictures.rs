@@ -5,8 +5,8 @@ use std::cell::RefCell;
 use std::collections::HashMap;
 use std::rc::Rc;
 
-use streamlab_wasm::diff::duration;
-use streamlab_wasm::view::{
+use streamlab_view::diff::duration;
+use streamlab_view::view::{
     CollapsedView, ConsumerView, EntryView, GroupView, NodeView, PendingView, RailItem, SnapshotView, StreamView,
 };
 use wasm_bindgen::JsCast;

@@ -15,9 +15,9 @@
 
 use std::rc::Rc;
 
-use streamlab_wasm::diff::plural;
-use streamlab_wasm::embed::SolutionPolicy;
-use streamlab_wasm::lesson::{Answer, OptionView, TaskKindView};
+use streamlab_view::diff::plural;
+use streamlab_view::embed::SolutionPolicy;
+use streamlab_view::lesson::{Answer, OptionView, TaskKindView};
 use wasm_bindgen::JsCast;
 use web_sys::{Element, HtmlElement, HtmlInputElement, HtmlTextAreaElement};
 use yew::prelude::*;
@@ -107,7 +107,7 @@ fn put_in_console(from: &Element, line: &str) -> Option<()> {
 
 /// A demo as the console showed it: each line as lessons write it (a clock move belongs to no
 /// connection), then its reply's lines.
-fn demo_text(demo: &[streamlab_wasm::lesson::DemoLine]) -> String {
+fn demo_text(demo: &[streamlab_view::lesson::DemoLine]) -> String {
     let mut text = String::new();
     for d in demo {
         if !d.line.starts_with(':') {

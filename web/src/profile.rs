@@ -2,7 +2,7 @@
 //! `:profile NAME` on the console, a fresh session; the reducer offers Undo for the one it
 //! replaced (as for every action that drops work), so nothing is asked first.
 
-use streamlab_wasm::Profile;
+use streamlab_view::Profile;
 use yew::prelude::*;
 
 use crate::state::Action;

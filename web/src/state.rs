@@ -4,9 +4,9 @@
 use std::cell::RefCell;
 use std::rc::Rc;
 
-use streamlab_wasm::embed::SolutionPolicy;
-use streamlab_wasm::lesson::{Progress, Tutor};
-use streamlab_wasm::{
+use streamlab_view::embed::SolutionPolicy;
+use streamlab_view::lesson::{Progress, Tutor};
+use streamlab_view::{
     split_prefix, BranchView, OutputKind, OutputView, Playground, SessionSpec, SnapshotView, StepState, StepView,
 };
 use yew::Reducible;
@@ -320,7 +320,7 @@ impl AppState {
     }
 
     fn run_line(&mut self, line: &str) {
-        if streamlab_wasm::profile_switch(line).is_some() && self.step_count > 0 {
+        if streamlab_view::profile_switch(line).is_some() && self.step_count > 0 {
             // The switch starts a fresh session: the one it replaces is kept for Undo.
             self.set_aside("Server changed: a fresh session.");
         }

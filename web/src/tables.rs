@@ -3,8 +3,8 @@
 
 use std::rc::Rc;
 
-use streamlab_wasm::diff::{duration, or_nil};
-use streamlab_wasm::view::{RailItem, SnapshotView};
+use streamlab_view::diff::{duration, or_nil};
+use streamlab_view::view::{RailItem, SnapshotView};
 use yew::prelude::*;
 
 use crate::pictures::{count, lag_text};

@@ -3,7 +3,7 @@
 
 use std::rc::Rc;
 
-use streamlab_wasm::{BranchView, StepView};
+use streamlab_view::{BranchView, StepView};
 use wasm_bindgen::JsCast;
 use yew::prelude::*;
 

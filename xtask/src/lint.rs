@@ -18,7 +18,7 @@ struct Rule {
 }
 
 /// The crates built into the page's or the grader's wasm.
-const WASM: &[&str] = &["crates/engine", "crates/protocol", "crates/lessons", "crates/wasm", "crates/grader", "web"];
+const WASM: &[&str] = &["crates/engine", "crates/protocol", "crates/lessons", "crates/view", "crates/grader", "web"];
 
 const RULES: &[Rule] = &[
     Rule { needle: ".sort(", crates: WASM, why: "std's sorts are ~15 KB of wasm each: use streamlab_engine::sort" },
@@ -174,7 +174,7 @@ mod tests {
         assert!(!slices_by_range("let v = [a, b]; let r = bytes.get(1..);"));
         let found = check_text(Path::new("crates/grader/src/lib.rs"), "crates/grader", "let a = &b[2..];\n");
         assert_eq!(found.len(), 1);
-        assert!(check_text(Path::new("crates/wasm/src/lib.rs"), "crates/wasm", "let a = &b[2..];\n").is_empty());
+        assert!(check_text(Path::new("crates/view/src/lib.rs"), "crates/view", "let a = &b[2..];\n").is_empty());
     }
 
     #[test]

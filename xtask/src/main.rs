@@ -153,7 +153,7 @@ fn dist() -> Result<PathBuf, String> {
     ensure_wasm_target()?;
     // Two cargo runs, not one: in one run cargo would unify the features the app's
     // dependencies turn on (Yew, gloo, web-sys) into the grader's build. The crates below
-    // streamlab-wasm still compile once.
+    // streamlab-view still compile once.
     for package in ["streamlab-web", "streamlab-grader"] {
         run(
             &format!("cargo build ({package}; wasm32, wasm-release)"),
@@ -464,7 +464,7 @@ fn oracle(files: &[String]) -> Result<(), String> {
 }
 
 /// The page's Export of sessions and hostile share links, run through `redis-cli` against the
-/// faketime'd Redis 8.2.3 on `port` (crates/wasm/tests/export_redis_cli.rs, ignored by a plain
+/// faketime'd Redis 8.2.3 on `port` (crates/view/tests/export_redis_cli.rs, ignored by a plain
 /// `cargo test`; one test at a time, since they share the server and its clock).
 fn export_through_redis_cli(port: u16) -> Result<(), String> {
     let file = Command::new("bash")
@@ -479,7 +479,7 @@ fn export_through_redis_cli(port: u16) -> Result<(), String> {
     run(
         "exported sessions through redis-cli against Redis 8.2.3",
         cargo()
-            .args(["test", "-p", "streamlab-wasm", "--test", "export_redis_cli", "--", "--ignored", "--test-threads=1"])
+            .args(["test", "-p", "streamlab-view", "--test", "export_redis_cli", "--", "--ignored", "--test-threads=1"])
             .env("STREAMLAB_EXPORT_REDIS_PORT", port.to_string())
             .env("STREAMLAB_EXPORT_FAKETIME_FILE", file),
     )

@@ -5,13 +5,13 @@
 //! text *and* as values (the reply tree as JSON), plus the state snapshot the pictures draw.
 //! [`GraderLesson`] is a parsed lesson whose checks run against a learner's command log on
 //! any of its variants, so a platform can re-grade a log against hidden variants. Every answer
-//! crossing to JavaScript is a JSON string (the DTOs are `streamlab_wasm::grade`'s);
+//! crossing to JavaScript is a JSON string (the DTOs are `streamlab_view::grade`'s);
 //! `dist/grader/grader.js` (hand-written, with `grader.d.ts`) parses them into typed objects.
 
 use streamlab_lessons::{check_answer, check_chain, parse_lesson, parse_log, shown_order, Answer, Lesson};
-use streamlab_wasm::grade::{outline, Headless};
-use streamlab_wasm::json;
-use streamlab_wasm::lesson::describe;
+use streamlab_view::grade::{outline, Headless};
+use streamlab_view::json;
+use streamlab_view::lesson::describe;
 use wasm_bindgen::prelude::*;
 
 fn js_error(error: impl std::fmt::Display) -> JsError {

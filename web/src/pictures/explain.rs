@@ -1,9 +1,9 @@
 //! What the pictures say about themselves: the legend, the time an id's ms part names, and
 //! the panel an entry opens with who holds it in each group.
 
-use streamlab_wasm::diff::duration;
-use streamlab_wasm::view::{GroupView, RailItem, StreamView};
-use streamlab_wasm::Civil;
+use streamlab_view::diff::duration;
+use streamlab_view::view::{GroupView, RailItem, StreamView};
+use streamlab_view::Civil;
 use yew::prelude::*;
 
 use crate::motion::id_order;

@@ -1,5 +1,5 @@
 use super::*;
-use streamlab_wasm::lesson::{Answer, TaskKindView};
+use streamlab_view::lesson::{Answer, TaskKindView};
 
 fn streamlab_protocol_epoch() -> i64 {
     SessionSpec::default().clock

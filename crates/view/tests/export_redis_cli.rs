@@ -21,7 +21,7 @@
 //! against the faketime'd Redis 8.2.3 it starts (`STREAMLAB_EXPORT_REDIS_PORT`,
 //! `STREAMLAB_EXPORT_FAKETIME_FILE`; `REDIS_CLI` overrides the client's path). By hand:
 //! `ORACLE_FAKETIME=1 tests/oracle/redis.sh start 16390`, then
-//! `STREAMLAB_EXPORT_REDIS_PORT=16390 STREAMLAB_EXPORT_FAKETIME_FILE=$(tests/oracle/redis.sh faketime-file 16390) cargo test -p streamlab-wasm --test export_redis_cli -- --ignored`.
+//! `STREAMLAB_EXPORT_REDIS_PORT=16390 STREAMLAB_EXPORT_FAKETIME_FILE=$(tests/oracle/redis.sh faketime-file 16390) cargo test -p streamlab-view --test export_redis_cli -- --ignored`.
 
 use std::collections::BTreeMap;
 use std::io::{Read, Write};
@@ -32,9 +32,9 @@ use std::time::{Duration, Instant};
 
 use streamlab_protocol::timeline::Step;
 use streamlab_protocol::{decode_reply, encode_request, format_reply, format_reply_to, tokenize, Reply, Session};
-use streamlab_wasm::export::redis_cli_lines;
-use streamlab_wasm::share::SessionSpec;
-use streamlab_wasm::Playground;
+use streamlab_view::export::redis_cli_lines;
+use streamlab_view::share::SessionSpec;
+use streamlab_view::Playground;
 
 /// A key's type and length (XLEN, or a string's bytes), as both servers report it.
 type Shape = BTreeMap<Vec<u8>, (String, i64)>;
@@ -95,7 +95,7 @@ fn page_shape(page: &Playground) -> Shape {
 
 /// Percent-encodes a share fragment's value.
 fn enc(text: &str) -> String {
-    streamlab_wasm::share::encode(text)
+    streamlab_view::share::encode(text)
 }
 
 /// The faketime'd Redis 8.2.3 and the redis-cli to run against it.

@@ -1,4 +1,4 @@
-//! The browser's handle on a StreamLab session.
+//! The browser's view-model of a StreamLab session (no wasm-bindgen here: `web` and `grader` bind it).
 //!
 //! [`Playground`] wraps a [`Console`] (the same console the CLI runs): console lines in,
 //! redis-cli text out, plus a [`SnapshotView`] of everything the pictures draw and, for every

@@ -7,8 +7,8 @@ use streamlab_protocol::PROFILES;
 use streamlab_protocol::VIRTUAL_CLOCK_MAX_MS;
 use streamlab_testkit::rng::Rng;
 use streamlab_testkit::text;
-use streamlab_wasm::share::{decode, encode};
-use streamlab_wasm::{Playground, SessionSpec};
+use streamlab_view::share::{decode, encode};
+use streamlab_view::{Playground, SessionSpec};
 
 /// A percent-encoded piece of a fragment, sometimes of bytes that are not UTF-8.
 fn escaped(rng: &mut Rng) -> String {
