@@ -9,9 +9,8 @@
 //! operation near O(log n) for the sizes a playground or a small server sees (a million
 //! entries is about 16,000 chunks), as a B-tree would.
 //!
-//! Why not `std::collections::BTreeMap`: each distinct `BTreeMap<K, V>` brings its own copy of
-//! the B-tree's search, insert, rebalance, clone and drop code, and four of them were a tenth
-//! of the grader's wasm. A chunk map's code is a few short functions per instantiation.
+//! Why not `std::collections::BTreeMap`: each instantiation brings its own copy of the B-tree's
+//! code (ARCHITECTURE.md, "Wasm budget"); a chunk map's is a few short functions.
 //! Iteration order is the keys' `Ord`, as a `BTreeMap`'s, so replies do not change.
 //!
 //! Appending past the last key (how streams, their PELs and consumers' indexes grow) starts a

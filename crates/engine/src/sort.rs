@@ -1,13 +1,11 @@
 //! Sorting with one copy of the sorting code.
 //!
 //! The standard library's `slice::sort*` are generic: every element type and comparator gets
-//! its own copy of driftsort (stable) or ipnsort (unstable), several kilobytes each. In the
-//! browser build that came to about 15.7 KB of the gzipped app wasm (measured: ten copies
-//! and their helpers), a large share of a tight download budget. Here the sorting itself is
-//! one non-generic function that orders indexes through a `dyn` comparator; the only generic
-//! part is the few swaps that move the elements into that order. The crates that ship in
-//! the wasm (engine, protocol, lessons, wasm, web) sort through this module outside their
-//! tests; native-only tools (CLI, difftest, xtask) keep the standard library's sorts.
+//! its own copy of driftsort or ipnsort (ARCHITECTURE.md, "Wasm budget"). Here the sorting
+//! itself is one non-generic function that orders indexes through a `dyn` comparator; the
+//! only generic part is the few swaps that move the elements into that order. The crates that
+//! ship in wasm sort through this module outside their tests (`cargo xtask lint` checks);
+//! native-only tools (CLI, difftest, xtask) keep the standard library's sorts.
 
 use std::cmp::Ordering;
 

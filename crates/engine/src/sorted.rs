@@ -1,11 +1,9 @@
 //! Sorted-vector maps and sets for collections that are small by nature (a stream's groups, a
 //! group's consumers, a connection's subscriptions).
 //!
-//! Every distinct `BTreeMap<K, V>` brings its own copy of the B-tree's insert, remove,
-//! rebalance, search, clone and drop code, which is most of the engine's weight in the browser
-//! bundle. A sorted `Vec` searched by bisection iterates in the same order as a `BTreeMap` (the
-//! keys' `Ord`), so replies and pictures do not change, and each instantiation is a few small
-//! functions. Inserting or removing moves the tail of the vector: fine for the hundreds or
+//! Not std's `BTreeMap` for the reason in ARCHITECTURE.md, "Wasm budget". A sorted `Vec`
+//! searched by bisection iterates in the same order as a `BTreeMap` (the keys' `Ord`), so
+//! replies and pictures do not change, and each instantiation is a few small functions. Inserting or removing moves the tail of the vector: fine for the hundreds or
 //! thousands of entries these collections hold, not for a keyspace, a stream's nodes or a PEL,
 //! which are [`crate::ChunkMap`]s.
 

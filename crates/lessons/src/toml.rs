@@ -1,19 +1,16 @@
 //! A small TOML reader for lesson files that keeps the byte span of every key and value, so
 //! [`shape`](crate::shape) can put each error at its line and column.
 //!
-//! Why in-house: the lessons crate is linked into both wasm bundles, which are over their gzip
-//! budgets, and lessons need only a parse tree with spans: no serde, no writing, no float or
-//! date conversions. Replacing the `toml` crate family (toml, toml_parser, toml_datetime,
-//! serde_core, winnow) with this reader took `cargo xtask dist`'s gzipped app wasm from
-//! 417,155 to 397,688 bytes and the grader's from 213,796 to 192,511, this reader's own code
-//! (about 5 KB gzipped in the app, 6 KB in the grader) included.
+//! Why in-house: the lessons crate is linked into both wasm bundles and needs only a parse
+//! tree with spans: no serde, no writing, no float or date conversions (what the `toml` crate
+//! family cost is in ARCHITECTURE.md, "Wasm budget").
 //!
 //! What it reads is TOML 1.0: comments, bare, quoted and dotted keys, `[tables]`,
 //! `[[arrays.of.tables]]`, basic and literal strings (single- and multi-line, every escape),
 //! integers (decimal, `0x`, `0o`, `0b`, `_` between digits), booleans, arrays and inline
 //! tables. It also accepts what TOML 1.1 relaxes (newlines, comments and a trailing comma in
-//! inline tables, the `\e` and `\xHH` escapes, times without seconds), because the `toml`
-//! crate it replaces read TOML 1.1 and a lesson that loaded before must still load. Floats
+//! inline tables, the `\e` and `\xHH` escapes, times without seconds), so that every lesson a
+//! TOML 1.1 reader accepts loads. Floats
 //! and date-times are checked against the grammar and kept as written: no lesson field takes
 //! one, so converting them would only link float parsing into the wasm; the shape reader
 //! reports them as type errors.

@@ -157,8 +157,7 @@ fn field(out: &mut String, name: &str, value: &str) {
 const RUN_ID: &str = "53747265616d4c61620000000000000000000000";
 
 /// Milliseconds as microseconds, exact for any clock: the digits with three zeros added, not
-/// a multiplication that could overflow (and not i128, whose formatting and division cost
-/// ~0.8 KB of the gzipped wasm).
+/// a multiplication that could overflow (nor i128: ARCHITECTURE.md, "Wasm budget").
 pub(super) fn micros(ms: i64) -> String {
     if ms == 0 {
         "0".to_owned()
