@@ -12,7 +12,7 @@ use std::hint::black_box;
 use std::time::{Duration, Instant};
 
 use streamlab_engine::{AddId, AutoClaimOptions, RefPolicy, Stream, StreamConfig, StreamId, Trim, TrimStrategy};
-use streamlab_protocol::resp::push_decimal;
+use streamlab_protocol::push_decimal;
 use streamlab_protocol::{Clock, Session, VIRTUAL_EPOCH_MS};
 use streamlab_testkit::alloc::{live_bytes, Counting};
 use streamlab_testkit::rng::Rng;

@@ -98,6 +98,15 @@ impl Output {
     fn new(kind: OutputKind, text: impl Into<String>) -> Output {
         Output { to: None, text: text.into(), kind }
     }
+
+    /// Its lines as a console prints them: `[NAME] ` before each when it reached another
+    /// connection (named `to`).
+    pub fn lines<'a>(to: Option<&'a str>, text: &'a str) -> impl Iterator<Item = String> + 'a {
+        text.lines().map(move |line| match to {
+            Some(to) => format!("[{to}] {line}"),
+            None => line.to_owned(),
+        })
+    }
 }
 
 /// What one console line produced, as text lines.
@@ -258,10 +267,7 @@ impl Console {
     pub fn run_line(&mut self, line: &str) -> Lines {
         let mut lines = Lines::new();
         for output in self.run(line) {
-            match &output.to {
-                Some(to) => lines.extend(output.text.lines().map(|l| format!("[{to}] {l}"))),
-                None => lines.extend(output.text.lines().map(str::to_owned)),
-            }
+            lines.extend(Output::lines(output.to.as_deref(), &output.text));
         }
         lines
     }

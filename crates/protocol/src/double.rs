@@ -1,4 +1,5 @@
-//! Doubles as Redis 8.2 prints them in replies.
+//! Numbers as Redis prints them in replies: doubles (Grisu2, below) and integers in decimal
+//! without the formatting machinery (`push_decimal`).
 //!
 //! Redis does not print the *shortest* round-trip digits: it runs Grisu2 (Loitsch, "Printing
 //! Floating-Point Numbers Quickly and Accurately with Integers", PLDI 2010), which for about
@@ -287,4 +288,21 @@ pub fn format_double(d: f64) -> String {
         out.push_str(&exp.unsigned_abs().to_string());
     }
     out
+}
+
+/// Appends `n` in decimal, as every length and integer on the wire is written. Replies are
+/// encoded for every command, so this avoids the formatting machinery and its allocation (the
+/// buffer's capacity is reused).
+pub fn push_decimal(out: &mut Vec<u8>, mut n: u64) {
+    let mut digits = [0u8; 20];
+    let mut start = digits.len();
+    loop {
+        start -= 1;
+        digits[start] = b'0' + (n % 10) as u8;
+        n /= 10;
+        if n == 0 {
+            break;
+        }
+    }
+    out.extend_from_slice(&digits[start..]);
 }

@@ -22,8 +22,8 @@
 //! `--raw`), then every confirmation and message as a numbered array. Printing it is left to
 //! the caller.
 
+use crate::double::format_double;
 use crate::reply::Reply;
-use crate::resp::format_double;
 
 /// The line redis-cli 7.0.15 prints before the replies of a (P|S)SUBSCRIBE command.
 pub const SUBSCRIBE_BANNER: &str = "Reading messages... (press Ctrl-C to quit)";

@@ -29,12 +29,13 @@ pub mod tokenize;
 pub mod transcript;
 
 pub use console::{Console, Output, OutputKind};
+pub use double::{format_double, push_decimal};
 pub use error::{CmdError, Msg};
 pub use format::{format_reply, format_reply_to, quote_bytes, SUBSCRIBE_BANNER};
 pub use profile::{Capabilities, Profile, UnknownProfile, PROFILES};
 pub use reply::Reply;
 pub use request::{parse_request, Args, RequestParser};
-pub use resp::{decode_reply, encode, encode_into, encode_request, format_double, ProtocolError};
+pub use resp::{decode_reply, encode, encode_into, encode_request, ProtocolError};
 pub use session::{Clock, ConnId, Delivery, Executed, HostRequest, Session, VIRTUAL_CLOCK_MAX_MS, VIRTUAL_EPOCH_MS};
 pub use timeline::{Keep, Record, Step, StepOutput, Timeline, Words};
 pub use tokenize::{tokenize, TokenizeError};

@@ -162,7 +162,7 @@ impl Reply {
                 }
                 Reply::Array(converted)
             }
-            Reply::Double(d) => Reply::Bulk(crate::resp::format_double(d).into_bytes()),
+            Reply::Double(d) => Reply::Bulk(crate::double::format_double(d).into_bytes()),
             Reply::Boolean(b) => Reply::Integer(i64::from(b)),
             Reply::Verbatim { text, .. } => Reply::Bulk(text),
             other => other,

@@ -9,7 +9,7 @@
 
 use std::fmt;
 
-pub use crate::double::format_double;
+use crate::double::{format_double, push_decimal};
 use crate::format::quote_bytes;
 use crate::reply::Reply;
 
@@ -220,23 +220,6 @@ pub fn encode_into(reply: &Reply, resp3: bool, out: &mut Vec<u8>) {
         Reply::Verbatim { format, text } if resp3 => blob(out, b'=', &[format, b":", text]),
         Reply::Verbatim { text, .. } => blob(out, b'$', &[text]),
     }
-}
-
-/// Appends `n` in decimal, as every length and integer on the wire is written. Replies are
-/// encoded for every command, so this avoids the formatting machinery and its allocation (the
-/// buffer's capacity is reused).
-pub fn push_decimal(out: &mut Vec<u8>, mut n: u64) {
-    let mut digits = [0u8; 20];
-    let mut start = digits.len();
-    loop {
-        start -= 1;
-        digits[start] = b'0' + (n % 10) as u8;
-        n /= 10;
-        if n == 0 {
-            break;
-        }
-    }
-    out.extend_from_slice(&digits[start..]);
 }
 
 /// Encodes a command as a multibulk request (`*N` then one `$len` bulk per argument), the form

@@ -27,6 +27,7 @@
 //! [`Branch`] (the records as they were, without checkpoints), and [`Timeline::switch_branch`]
 //! puts them back, setting aside what followed the fork point instead, so no step is lost.
 
+use crate::reply::Reply;
 use crate::session::{ConnId, Delivery, Executed, HostRequest, Session};
 
 /// The fewest steps between two checkpoints: what bounds the memory copies hold (a copy is
@@ -151,7 +152,7 @@ impl std::fmt::Debug for Words {
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct StepOutput {
     /// The replies for the connection that ran the command.
-    pub replies: Vec<crate::Reply>,
+    pub replies: Vec<Reply>,
     /// Replies for other connections.
     pub deliveries: Vec<Delivery>,
     /// What the step asked of the host (connections CLIENT KILL closed, SHUTDOWN). A replay
@@ -385,7 +386,7 @@ impl Timeline {
         // reply (XRANGE of a million entries): a few such steps would hold gigabytes.
         let kept = if cost > MAX_KEPT_REPLY && !matches!(step, Step::Fill { .. }) {
             let note = format!("(a reply of {cost} values, too big to keep in the history)");
-            StepOutput { replies: vec![crate::Reply::Status(note)], ..StepOutput::default() }
+            StepOutput { replies: vec![Reply::Status(note)], ..StepOutput::default() }
         } else {
             output.clone()
         };

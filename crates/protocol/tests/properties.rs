@@ -18,7 +18,8 @@
 //! the keyspace alone, so the generator speaks the whole streams and keyspace vocabulary.
 //!
 //! `STREAMLAB_PROPTEST_SEEDS=N` runs N seeds (default 200), `STREAMLAB_PROPTEST_STEPS=N` sets
-//! the steps per seed (default 300), `STREAMLAB_PROPTEST_SEED=S` runs that one seed only.
+//! the steps per seed (default 300), `STREAMLAB_PROPTEST_SEED=S` runs that one seed only;
+//! `STREAMLAB_PROPTEST_STATS=1` prints what the run covered.
 
 use std::fmt::Write as _;
 use std::hash::{DefaultHasher, Hash, Hasher};
@@ -917,9 +918,12 @@ fn random_command_sequences_keep_the_session_sound() {
             panic!("{report}");
         }
     }
-    println!("{} commands, longest stream {}", stats.commands, stats.max_len);
-    println!("successes: {:?}", stats.successes);
-    for (kind, n) in &stats.errors {
-        println!("{n:>6}  {kind}");
+    // What the run covered, for whoever tunes the generator (quiet otherwise).
+    if std::env::var_os("STREAMLAB_PROPTEST_STATS").is_some() {
+        eprintln!("{} commands, longest stream {}", stats.commands, stats.max_len);
+        eprintln!("successes: {:?}", stats.successes);
+        for (kind, n) in &stats.errors {
+            eprintln!("{n:>6}  {kind}");
+        }
     }
 }

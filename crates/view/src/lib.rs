@@ -60,10 +60,7 @@ impl OutputView {
     /// The text as a console prints it: `[NAME] ` before each line that reached another
     /// connection.
     pub fn display(&self) -> String {
-        match &self.to {
-            Some(to) => self.text.lines().map(|line| format!("[{to}] {line}")).collect::<Vec<_>>().join("\n"),
-            None => self.text.clone(),
-        }
+        Output::lines(self.to.as_deref(), &self.text).collect::<Vec<_>>().join("\n")
     }
 
     /// Output blocks as a console prints them, one after another (see [`OutputView::display`]).

@@ -327,9 +327,9 @@ pub fn parse_bound(arg: &[u8], kind: BoundKind) -> Result<StreamId, CmdError> {
 pub fn id_reply(id: StreamId) -> Reply {
     // Written by hand rather than through `Display`: entry replies are built by the thousand.
     let mut text = Vec::with_capacity(24);
-    crate::resp::push_decimal(&mut text, id.ms);
+    crate::double::push_decimal(&mut text, id.ms);
     text.push(b'-');
-    crate::resp::push_decimal(&mut text, id.seq);
+    crate::double::push_decimal(&mut text, id.seq);
     Reply::Bulk(text)
 }
 

@@ -103,14 +103,11 @@ impl Console {
                 self.blocking(conn)
             ));
             for Output { to, text, .. } in self.advance(ms) {
-                for line in text.lines() {
-                    match &to {
-                        Some(to) if *to != name => out.push_str(&format!("[{to}] {line}\n")),
-                        _ => {
-                            out.push_str(line);
-                            out.push('\n');
-                        }
-                    }
+                // The waiting connection's own late reply prints as redis-cli prints it.
+                let to = to.filter(|to| *to != name);
+                for line in Output::lines(to.as_deref(), &text) {
+                    out.push_str(&line);
+                    out.push('\n');
                 }
             }
         }
