@@ -210,7 +210,7 @@ mod tests {
         assert!(out.ends_with("> XLEN orders\n(integer) 0\n"), "{out}");
     }
 
-    /// The file of issue 17: redis-cli prints `(nil)` after 10 ms and goes on.
+    /// `redis-cli < file` prints `(nil)` after 10 ms and goes on; so does a script.
     #[test]
     fn a_line_behind_a_read_with_a_timeout_waits_for_its_deadline() {
         let out = run_script_as("XADD s 1-0 f v\nXREAD BLOCK 10 STREAMS s $\nXLEN s\nPING\n", Profile::Redis82);

@@ -176,17 +176,7 @@ impl Script {
                 match (output.replies.first(), stream_added(console, key)) {
                     (Some(Reply::Status(filled)), Some(added)) if *count > 0 => {
                         let first_ms = filled.split(": ").nth(1).and_then(|ids| ids.split('-').next()).unwrap_or("0");
-                        let base = added.saturating_sub(*count);
-                        let args = [
-                            b"EVAL".to_vec(),
-                            LOG_FILL_SCRIPT.as_bytes().to_vec(),
-                            b"1".to_vec(),
-                            key.clone(),
-                            first_ms.as_bytes().to_vec(),
-                            base.to_string().into_bytes(),
-                            count.to_string().into_bytes(),
-                        ];
-                        self.push(command_line(&args), true);
+                        self.push(fill_eval(key, first_ms, added.saturating_sub(*count), *count), true);
                     }
                     _ => self.note(&format!(
                         "not replayed: :fill {} {count}, which added nothing",
@@ -400,10 +390,11 @@ fn stream_added(console: &Console, key: &[u8]) -> Option<u64> {
     console.session().keyspace().stream(key).ok().flatten().map(|s| s.entries_added())
 }
 
-/// A `:fill` of the log: the entries `Session::fill` makes, each XADD with `<ms>-*` at the
-/// millisecond the page used (so the sequence numbers follow as they did), numbered on from
-/// the stream's entries-added; its reply is the line the page printed.
-const LOG_FILL_SCRIPT: &str = "local first, last \
+/// A fill (of the log, or the session's starting stream): the entries `Session::fill` makes,
+/// each XADD with `<ms>-*` at the millisecond the page used (so the sequence numbers follow
+/// as they did), numbered on from the stream's entries-added; its reply is the line the page
+/// printed.
+const FILL_SCRIPT: &str = "local first, last \
 for i = 1, tonumber(ARGV[3]) do \
 local n = tonumber(ARGV[2]) + i \
 local id = redis.call('XADD', KEYS[1], ARGV[1] .. '-*', 'type', 'order-created', 'orderId', string.format('%d', n), \
@@ -416,16 +407,22 @@ return redis.status_reply('filled ' .. ARGV[3] .. ' entries: ' .. first .. ' .. 
 /// small and no shell is involved: the key is an argument like any other).
 fn fill_lines(script: &mut Script, key: &[u8], count: u64, clock: i64) {
     script.note(&format!("the session started with {count} entries in {}", command_line(&[key.to_vec()])));
+    script.push(fill_eval(key, &clock.to_string(), 0, count), false);
+}
+
+/// The line that makes `count` fill entries in `key` at millisecond `ms`, numbered on from
+/// `base` entries added.
+fn fill_eval(key: &[u8], ms: &str, base: u64, count: u64) -> String {
     let args = [
         b"EVAL".to_vec(),
-        LOG_FILL_SCRIPT.as_bytes().to_vec(),
+        FILL_SCRIPT.as_bytes().to_vec(),
         b"1".to_vec(),
         key.to_vec(),
-        clock.to_string().into_bytes(),
-        b"0".to_vec(),
+        ms.as_bytes().to_vec(),
+        base.to_string().into_bytes(),
         count.to_string().into_bytes(),
     ];
-    script.push(command_line(&args), false);
+    command_line(&args)
 }
 
 /// Whether redis-cli's prompt handles a line with `argc` words starting with `first` itself
@@ -557,7 +554,7 @@ mod tests {
         let big = redis_cli_script(&SessionSpec { fill: Some((key.into(), 1_001)), ..SessionSpec::default() });
         assert_eq!(
             commands(&big)[2..],
-            [words(&[b"EVAL", LOG_FILL_SCRIPT.as_bytes(), b"1", key.as_bytes(), b"1700000000000", b"0", b"1001"])]
+            [words(&[b"EVAL", FILL_SCRIPT.as_bytes(), b"1", key.as_bytes(), b"1700000000000", b"0", b"1001"])]
         );
         assert!(!big.contains("seq") && !big.contains("| redis-cli"), "{big}");
         // A `:fill` of the log replays at the page's millisecond, numbered on from what the
@@ -566,7 +563,7 @@ mod tests {
             redis_cli_script(&SessionSpec { log: "XADD o 5-0 a b\n:fill o 3\n".into(), ..SessionSpec::default() });
         assert_eq!(
             commands(&log)[2..],
-            [words(&[b"EVAL", LOG_FILL_SCRIPT.as_bytes(), b"1", b"o", b"1700000000000", b"1", b"3"])]
+            [words(&[b"EVAL", FILL_SCRIPT.as_bytes(), b"1", b"o", b"1700000000000", b"1", b"3"])]
         );
     }
 
