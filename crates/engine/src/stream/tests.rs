@@ -1,3 +1,4 @@
+use super::group_ops::LiveCursor;
 use super::*;
 
 fn b(s: impl Into<String>) -> Vec<u8> {

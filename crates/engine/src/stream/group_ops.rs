@@ -1,111 +1,149 @@
-//! Consumer groups on a stream: creating, moving and destroying them, entries-read and lag,
-//! and the operations that deliver entries to consumers (read new, read history, XREADGROUP
-//! CLAIM, XNACK, claim, autoclaim).
+//! The group operations that deliver entries to consumers: XREADGROUP (new entries, history,
+//! CLAIM), XNACK, XCLAIM and XAUTOCLAIM, with the read budget they share.
 
-use super::*;
+use super::{Entry, Fields, Stream};
+use crate::group::ConsumerName;
+use crate::id::StreamId;
+use crate::node::{Live, Node, RawEntry};
 
-impl Stream {
-    /// ENTRIESREAD as stored: clamped to entries-added by Redis 8.2, verbatim elsewhere.
-    pub(super) fn clamp_entries_read(&self, entries_read: Option<u64>) -> Option<u64> {
-        match self.rules {
-            CounterRules::Redis82 => entries_read.map(|n| n.min(self.entries_added)),
-            CounterRules::Redis74 | CounterRules::Valkey9 => entries_read,
-        }
-    }
+/// The result of an XAUTOCLAIM scan.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct AutoClaim {
+    /// Where the next scan should start, or 0-0 when the PEL was scanned to its end.
+    pub next: StreamId,
+    /// The ids claimed, in PEL order.
+    pub claimed: Vec<StreamId>,
+    /// Ids whose entries no longer exist; they were removed from the PEL.
+    pub deleted: Vec<StreamId>,
+}
 
-    /// Creates a group; returns false if one with that name exists. An `entries_read` larger
-    /// than entries-added is clamped, as Redis 8.2 does (not 7.4 or Valkey).
-    pub fn create_group(&mut self, name: &[u8], last_id: StreamId, entries_read: Option<u64>) -> bool {
-        if self.groups.contains_key(name) {
+/// XAUTOCLAIM's settings, already validated.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct AutoClaimOptions {
+    /// Entries idle for less than this many milliseconds are skipped (0: no check).
+    pub min_idle: i64,
+    /// Where the scan of the PEL starts.
+    pub start: StreamId,
+    /// At most this many results; at most ten times this many records examined.
+    pub count: u64,
+    /// Do not increment delivery counts (and the reply carries ids only).
+    pub just_id: bool,
+}
+
+/// XCLAIM's settings, already validated.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ClaimOptions {
+    /// Entries idle for less than this many milliseconds are left alone (0: no check).
+    pub min_idle: i64,
+    /// The delivery time to record for claimed entries.
+    pub delivery_time: i64,
+    /// Set the delivery count to this instead of incrementing it.
+    pub retry_count: Option<u64>,
+    /// Create PEL records for existing entries that are not pending.
+    pub force: bool,
+    /// Do not increment the delivery count (and the reply carries ids only).
+    pub just_id: bool,
+    /// Move the group's last-delivered-id forward to this id if it is greater.
+    pub last_id: Option<StreamId>,
+}
+
+/// How XNACK changes a released entry's delivery count.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum NackMode {
+    /// One delivery less: the delivery "did not count".
+    Silent,
+    /// Unchanged.
+    Fail,
+    /// The largest count (2^63 - 1): never to be retried.
+    Fatal,
+}
+
+/// A pending entry taken over by XREADGROUP ... CLAIM.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Claimed {
+    /// The entry.
+    pub entry: Entry,
+    /// Milliseconds since its last delivery (-1 for a released entry).
+    pub idle: i64,
+    /// How many times it had been delivered before this claim.
+    pub delivered: u64,
+}
+
+/// What one XREAD / XREADGROUP may still return across all its streams: MAXCOUNT entries and
+/// MAXSIZE bytes (Redis 8.10; docs-only, unverified on a server). An entry's size is its field
+/// and value bytes; the size is checked before each entry, so the first entry always fits.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct ReadBudget {
+    /// MAXCOUNT, if given.
+    pub max_count: Option<u64>,
+    /// MAXSIZE, if given.
+    pub max_size: Option<u64>,
+    /// Entries admitted so far.
+    pub entries: u64,
+    /// Bytes admitted so far.
+    pub bytes: u64,
+}
+
+impl ReadBudget {
+    /// Admits `entry` if the budget allows it, and counts it.
+    pub fn admit(&mut self, entry: &Entry) -> bool {
+        if self.max_count.is_some_and(|max| self.entries >= max) {
             return false;
         }
-        let entries_read = self.clamp_entries_read(entries_read);
-        self.groups.insert(name.to_vec(), Group::new(last_id, entries_read));
-        self.group_moved(None, last_id);
+        if self.max_size.is_some_and(|max| self.bytes >= max) {
+            return false;
+        }
+        self.entries += 1;
+        self.bytes += entry.fields.iter().map(|(f, v)| (f.len() + v.len()) as u64).sum::<u64>();
         true
     }
+}
 
-    /// XGROUP SETID: repositions a group, leaving its PEL alone.
-    pub fn set_group_id(&mut self, name: &[u8], last_id: StreamId, entries_read: Option<u64>) -> bool {
-        let entries_read = self.clamp_entries_read(entries_read);
-        match self.groups.get_mut(name) {
-            Some(group) => {
-                let old = group.last_id;
-                group.last_id = last_id;
-                group.entries_read = entries_read;
-                self.group_moved(Some(old), last_id);
-                true
-            }
-            None => false,
-        }
+/// Answers [`Stream::contains`] for ids asked in ascending order (a PEL scan) without walking
+/// a node from its start for every id: consecutive ids in the same node continue one walk.
+pub(super) struct LiveCursor<'a> {
+    stream: &'a Stream,
+    node: Option<(&'a Node, Live<'a>)>,
+    /// The live entry the walk stopped on (not below the last id asked).
+    current: Option<RawEntry>,
+}
+
+impl<'a> LiveCursor<'a> {
+    pub(super) fn new(stream: &'a Stream) -> LiveCursor<'a> {
+        LiveCursor { stream, node: None, current: None }
     }
 
-    /// Destroys a group; returns whether it existed.
-    pub fn destroy_group(&mut self, name: &[u8]) -> bool {
-        self.groups.remove(name).is_some()
+    pub(super) fn contains(&mut self, id: StreamId) -> bool {
+        let in_node = self.node.as_ref().is_some_and(|(n, _)| n.master_id <= id && id <= n.last_id);
+        let behind = self.current.is_some_and(|r| r.id > id);
+        if !in_node || behind {
+            let Some((_, node)) = self.stream.nodes.range(..=id).next_back() else { return false };
+            if id > node.last_id {
+                return false;
+            }
+            self.node = Some((node, node.live()));
+            self.current = None;
+        }
+        let (_, walk) = self.node.as_mut().expect("a node is being walked");
+        loop {
+            let entry = match self.current {
+                Some(entry) => entry,
+                None => match walk.next() {
+                    Some(entry) => entry,
+                    None => return false,
+                },
+            };
+            if entry.id < id {
+                self.current = None;
+                continue;
+            }
+            self.current = Some(entry);
+            return entry.id == id;
+        }
     }
+}
 
-    /// Whether a tombstone may lie at or after `from` (Redis's cheap conservative test).
-    pub(super) fn tombstones_from(&self, from: StreamId) -> bool {
-        // Redis 7.4 also knows that a tombstone before the first entry is not in the way.
-        let before_first = self.rules == CounterRules::Redis74 && self.first_id > self.max_deleted;
-        self.length > 0 && !self.max_deleted.is_zero() && !before_first && from <= self.max_deleted
-    }
-
-    /// How many entries precede and include `id` in the stream's history, when that can be
-    /// known without counting (Redis's estimate of a read counter).
-    pub fn estimate_entries_read(&self, id: StreamId) -> Option<u64> {
-        if self.entries_added == 0 {
-            return Some(0);
-        }
-        if self.length == 0 && id <= self.last_id {
-            return Some(self.entries_added);
-        }
-        if self.rules != CounterRules::Redis74 && !id.is_zero() && id < self.max_deleted {
-            return None;
-        }
-        if id == self.last_id {
-            return Some(self.entries_added);
-        }
-        if id > self.last_id {
-            return None;
-        }
-        if self.max_deleted.is_zero() || self.max_deleted < self.first_id {
-            if id < self.first_id {
-                return Some(self.entries_added - self.length);
-            }
-            if id == self.first_id {
-                return Some(self.entries_added - self.length + 1);
-            }
-        }
-        None
-    }
-
-    /// A group's lag: entries in the stream it has not read yet, or `None` when tombstones
-    /// make that unknowable. It is a plain difference of counters, so a group whose
-    /// entries-read was set too high (XGROUP SETID ... ENTRIESREAD) shows a negative lag, as
-    /// Redis 8.2.3 does; under Redis 7.4 and Valkey rules a verbatim ENTRIESREAD can too.
-    pub fn lag(&self, group: &Group) -> Option<i64> {
-        if self.entries_added == 0 {
-            return Some(0);
-        }
-        if self.rules == CounterRules::Redis82 {
-            if self.length == 0 {
-                return Some(0);
-            }
-            if group.last_id < self.first_id && self.max_deleted < self.first_id {
-                return Some(self.length as i64);
-            }
-        }
-        let behind = |read: u64| (self.entries_added as i64).wrapping_sub(read as i64);
-        if let Some(read) = group.entries_read {
-            if !self.tombstones_from(group.last_id) {
-                return Some(behind(read));
-            }
-        }
-        self.estimate_entries_read(group.last_id).map(behind)
-    }
-
+impl Stream {
     /// XREADGROUP with `>`: delivers up to `count` (0: all) entries the group has never
     /// delivered. The consumer is created if needed and marked seen even when nothing is new;
     /// returns `None` when there was nothing to serve.
@@ -232,35 +270,6 @@ impl Stream {
             }
         }
         released
-    }
-
-    /// Moves a group's cursor to a delivered id, keeping entries-read exact where it can.
-    ///
-    /// The counter only counts on by one when nothing lies between the cursor and the new
-    /// id: no tombstone after the cursor, and no trimmed entry either, which is the case when
-    /// the cursor is behind the first entry (Redis 8.2, redis/redis#13958). Otherwise it is
-    /// estimated again from the new id.
-    /// Observed on Redis 8.2.3: after `XGROUP SETID s g 0 ENTRIESREAD 3` on a five-entry
-    /// stream, reading `1-0` leaves entries-read at 1, not 4.
-    pub(super) fn advance_group(&mut self, group: &[u8], id: StreamId) {
-        let g = &self.groups[group];
-        let counts_on = match self.rules {
-            // Redis 7.4 looks for tombstones from the delivered id, and misses a trim between.
-            CounterRules::Redis74 => !self.tombstones_from(id),
-            CounterRules::Redis82 | CounterRules::Valkey9 => {
-                g.last_id >= self.first_id && !self.tombstones_from(g.last_id)
-            }
-        };
-        let entries_read = match g.entries_read {
-            Some(read) if counts_on => Some(read + 1),
-            current if self.entries_added == 0 => current,
-            _ => self.estimate_entries_read(id),
-        };
-        let g = self.groups.get_mut(group).expect("group exists");
-        let old = g.last_id;
-        g.entries_read = entries_read;
-        g.last_id = id;
-        self.group_moved(Some(old), id);
     }
 
     /// XREADGROUP with an explicit id: the consumer's own pending entries after `after`, up to
