@@ -26,7 +26,7 @@ pub use node::Node;
 pub use sorted::{SortedMap, SortedMapIter, SortedSet, SortedSetIter};
 pub use stream::{
     AddError, AutoClaim, AutoClaimOptions, ClaimOptions, Claimed, CounterRules, DeleteOutcome, Entry, Fields, Idmp,
-    NackMode, ReadBudget, RefPolicy, SetIdError, Stream, StreamConfig, Trim, TrimStrategy, IDMP_DEFAULT_DURATION,
-    IDMP_DEFAULT_MAXSIZE,
+    NackMode, ReadBudget, ReadGroup, RefPolicy, SetIdError, Stream, StreamConfig, Trim, TrimStrategy,
+    IDMP_DEFAULT_DURATION, IDMP_DEFAULT_MAXSIZE,
 };
 pub use walk::Walk;

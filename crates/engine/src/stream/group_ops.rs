@@ -58,6 +58,24 @@ pub enum NackMode {
     Fatal,
 }
 
+/// Who reads from which group, and how much: what XREADGROUP's three ways of serving a
+/// stream (new entries, CLAIM, history) share. Named fields, because the group and the
+/// consumer are both byte strings and would trade places silently as arguments.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ReadGroup<'a> {
+    /// The group's name.
+    pub group: &'a [u8],
+    /// The reading consumer, created if needed and marked seen even when nothing is served.
+    pub consumer: &'a [u8],
+    /// COUNT: at most this many entries (0: all).
+    pub count: u64,
+    /// NOACK: new entries are delivered without PEL records. Claimed and history entries
+    /// are pending already, so it does not apply to them.
+    pub no_ack: bool,
+    /// The command's time (Unix ms).
+    pub now: i64,
+}
+
 /// A pending entry taken over by XREADGROUP ... CLAIM.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Claimed {
@@ -144,31 +162,12 @@ impl<'a> LiveCursor<'a> {
 }
 
 impl Stream {
-    /// XREADGROUP with `>`: delivers up to `count` (0: all) entries the group has never
-    /// delivered. The consumer is created if needed and marked seen even when nothing is new;
-    /// returns `None` when there was nothing to serve.
-    pub fn read_group_new(
-        &mut self,
-        group: &[u8],
-        consumer: &[u8],
-        count: u64,
-        no_ack: bool,
-        now: i64,
-    ) -> Option<Vec<Entry>> {
-        self.read_group_new_within(group, consumer, count, no_ack, now, &mut ReadBudget::default())
-    }
-
-    /// [`Stream::read_group_new`] that also stops when the whole command's `budget`
-    /// (MAXCOUNT / MAXSIZE, Redis 8.10) runs out. A skipped entry is not delivered.
-    pub fn read_group_new_within(
-        &mut self,
-        group: &[u8],
-        consumer: &[u8],
-        count: u64,
-        no_ack: bool,
-        now: i64,
-        budget: &mut ReadBudget,
-    ) -> Option<Vec<Entry>> {
+    /// XREADGROUP with `>`: delivers up to `read.count` entries the group has never
+    /// delivered, stopping early when the whole command's `budget` (MAXCOUNT / MAXSIZE,
+    /// Redis 8.10) runs out; a skipped entry is not delivered. Returns `None` when there was
+    /// nothing to serve.
+    pub fn read_group_new(&mut self, read: ReadGroup<'_>, budget: &mut ReadBudget) -> Option<Vec<Entry>> {
+        let ReadGroup { group, consumer, count, no_ack, now } = read;
         let last_live = self.last_live_id();
         let g = self.groups.get_mut(group)?;
         let owner = g.see_consumer(consumer, now);
@@ -198,20 +197,13 @@ impl Stream {
     /// XREADGROUP ... CLAIM min-idle-time with `>` (Redis 8.4; docs-only, unverified on a
     /// server): before new entries, the consumer takes over pending entries of any consumer
     /// that are idle for at least `min_idle` ms (released ones first, then longest idle
-    /// first), up to `count` (0: all) and the command's `budget`. Each comes back with its
+    /// first), up to `read.count` and the command's `budget`. Each comes back with its
     /// idle time (-1 for a released entry, as XPENDING shows it) and how often it had been
     /// delivered before; then it is claimed as XCLAIM would: owner, delivery time now,
     /// delivery count + 1. Pending entries whose stream entry is gone are dropped from the
     /// PEL, as XAUTOCLAIM does.
-    pub fn read_group_claim(
-        &mut self,
-        group: &[u8],
-        consumer: &[u8],
-        min_idle: i64,
-        count: u64,
-        now: i64,
-        budget: &mut ReadBudget,
-    ) -> Vec<Claimed> {
+    pub fn read_group_claim(&mut self, read: ReadGroup<'_>, min_idle: i64, budget: &mut ReadBudget) -> Vec<Claimed> {
+        let ReadGroup { group, consumer, count, now, .. } = read;
         let Some(g) = self.groups.get_mut(group) else { return Vec::new() };
         let owner = g.see_consumer(consumer, now);
         let order = g.claim_order(now, min_idle);
@@ -273,16 +265,10 @@ impl Stream {
     }
 
     /// XREADGROUP with an explicit id: the consumer's own pending entries after `after`, up to
-    /// `count` (0: all). Entries that still exist are redelivered (count + 1, time now);
+    /// `read.count`. Entries that still exist are redelivered (count + 1, time now);
     /// deleted ones come back as `None` and are left untouched.
-    pub fn read_group_history(
-        &mut self,
-        group: &[u8],
-        consumer: &[u8],
-        after: StreamId,
-        count: u64,
-        now: i64,
-    ) -> Vec<(StreamId, Option<Fields>)> {
+    pub fn read_group_history(&mut self, read: ReadGroup<'_>, after: StreamId) -> Vec<(StreamId, Option<Fields>)> {
+        let ReadGroup { group, consumer, count, now, .. } = read;
         let Some(g) = self.groups.get_mut(group) else { return Vec::new() };
         g.see_consumer(consumer, now);
         let Some(from) = after.next() else { return Vec::new() };

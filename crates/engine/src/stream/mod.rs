@@ -21,7 +21,7 @@ mod trim;
 
 pub use counters::CounterRules;
 use counters::FloorCache;
-pub use group_ops::{AutoClaim, AutoClaimOptions, ClaimOptions, Claimed, NackMode, ReadBudget};
+pub use group_ops::{AutoClaim, AutoClaimOptions, ClaimOptions, Claimed, NackMode, ReadBudget, ReadGroup};
 pub use idmp::{Idmp, IDMP_DEFAULT_DURATION, IDMP_DEFAULT_MAXSIZE};
 pub use trim::{Trim, TrimStrategy};
 
