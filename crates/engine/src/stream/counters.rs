@@ -171,7 +171,7 @@ impl Stream {
         self.estimate_entries_read(group.last_id).map(behind)
     }
 
-    /// Moves a group's cursor to a delivered id, keeping entries-read exact where it can.
+    /// The entries-read `group` has once it delivers `id`, kept exact where it can be.
     ///
     /// The counter only counts on by one when nothing lies between the cursor and the new
     /// id: no tombstone after the cursor, and no trimmed entry either, which is the case when
@@ -179,8 +179,7 @@ impl Stream {
     /// estimated again from the new id.
     /// Observed on Redis 8.2.3: after `XGROUP SETID s g 0 ENTRIESREAD 3` on a five-entry
     /// stream, reading `1-0` leaves entries-read at 1, not 4.
-    pub(super) fn advance_group(&mut self, group: &[u8], id: StreamId) {
-        let g = &self.groups[group];
+    pub(super) fn entries_read_after(&self, g: &Group, id: StreamId) -> Option<u64> {
         let counts_on = match self.rules {
             // Redis 7.4 looks for tombstones from the delivered id, and misses a trim between.
             CounterRules::Redis74 => !self.tombstones_from(id),
@@ -188,16 +187,11 @@ impl Stream {
                 g.last_id >= self.first_id && !self.tombstones_from(g.last_id)
             }
         };
-        let entries_read = match g.entries_read {
+        match g.entries_read {
             Some(read) if counts_on => Some(read + 1),
             current if self.entries_added == 0 => current,
             _ => self.estimate_entries_read(id),
-        };
-        let g = self.groups.get_mut(group).expect("group exists");
-        let old = g.last_id;
-        g.entries_read = entries_read;
-        g.last_id = id;
-        self.group_moved(Some(old), id);
+        }
     }
 
     /// Whether every group has delivered and acknowledged `id` (true when there are no

@@ -1,8 +1,11 @@
 //! The group operations that deliver entries to consumers: XREADGROUP (new entries, history,
 //! CLAIM), XNACK, XCLAIM and XAUTOCLAIM, with the read budget they share.
 
-use super::{Entry, Fields, Stream};
-use crate::group::ConsumerName;
+use std::sync::Arc;
+
+use super::{count_limit, Entry, Fields, Stream};
+use crate::chunked::ChunkMap;
+use crate::group::{ConsumerName, Group};
 use crate::id::StreamId;
 use crate::node::{Live, Node, RawEntry};
 
@@ -120,22 +123,22 @@ impl ReadBudget {
 /// Answers [`Stream::contains`] for ids asked in ascending order (a PEL scan) without walking
 /// a node from its start for every id: consecutive ids in the same node continue one walk.
 pub(super) struct LiveCursor<'a> {
-    stream: &'a Stream,
+    nodes: &'a ChunkMap<StreamId, Arc<Node>>,
     node: Option<(&'a Node, Live<'a>)>,
     /// The live entry the walk stopped on (not below the last id asked).
     current: Option<RawEntry>,
 }
 
 impl<'a> LiveCursor<'a> {
-    pub(super) fn new(stream: &'a Stream) -> LiveCursor<'a> {
-        LiveCursor { stream, node: None, current: None }
+    pub(super) fn new(nodes: &'a ChunkMap<StreamId, Arc<Node>>) -> LiveCursor<'a> {
+        LiveCursor { nodes, node: None, current: None }
     }
 
     pub(super) fn contains(&mut self, id: StreamId) -> bool {
         let in_node = self.node.as_ref().is_some_and(|(n, _)| n.master_id <= id && id <= n.last_id);
         let behind = self.current.is_some_and(|r| r.id > id);
         if !in_node || behind {
-            let Some((_, node)) = self.stream.nodes.range(..=id).next_back() else { return false };
+            let Some((_, node)) = self.nodes.range(..=id).next_back() else { return false };
             if id > node.last_id {
                 return false;
             }
@@ -161,7 +164,43 @@ impl<'a> LiveCursor<'a> {
     }
 }
 
+/// A stream with one of its groups, found once. The operations below change the group while
+/// they read the stream's entries and counters, and the borrow checker lends out one at a
+/// time, so the view keeps the name and looks the group up again where it changes it.
+struct GroupOp<'a> {
+    stream: &'a mut Stream,
+    name: &'a [u8],
+}
+
+impl GroupOp<'_> {
+    fn group(&self) -> &Group {
+        self.stream.groups.get(self.name).expect("a GroupOp's group exists")
+    }
+
+    fn group_mut(&mut self) -> &mut Group {
+        self.stream.groups.get_mut(self.name).expect("a GroupOp's group exists")
+    }
+
+    /// Moves the group's cursor to a delivered id, with entries-read counted by the stream's
+    /// rules.
+    fn advance(&mut self, id: StreamId) {
+        let entries_read = self.stream.entries_read_after(self.group(), id);
+        let g = self.group_mut();
+        let old = std::mem::replace(&mut g.last_id, id);
+        g.entries_read = entries_read;
+        self.stream.group_moved(Some(old), id);
+    }
+}
+
 impl Stream {
+    /// The view of group `name`, if there is one.
+    fn group_op<'a>(&'a mut self, name: &'a [u8]) -> Option<GroupOp<'a>> {
+        if !self.groups.contains_key(name) {
+            return None;
+        }
+        Some(GroupOp { stream: self, name })
+    }
+
     /// XREADGROUP with `>`: delivers up to `read.count` entries the group has never
     /// delivered, stopping early when the whole command's `budget` (MAXCOUNT / MAXSIZE,
     /// Redis 8.10) runs out; a skipped entry is not delivered. Returns `None` when there was
@@ -169,24 +208,24 @@ impl Stream {
     pub fn read_group_new(&mut self, read: ReadGroup<'_>, budget: &mut ReadBudget) -> Option<Vec<Entry>> {
         let ReadGroup { group, consumer, count, no_ack, now } = read;
         let last_live = self.last_live_id();
-        let g = self.groups.get_mut(group)?;
-        let owner = g.see_consumer(consumer, now);
-        if self.length == 0 || last_live <= g.last_id {
+        let mut op = self.group_op(group)?;
+        let owner = op.group_mut().see_consumer(consumer, now);
+        let cursor = op.group().last_id;
+        if op.stream.length == 0 || last_live <= cursor {
             return None;
         }
-        let from = g.last_id.next()?;
-        let limit = if count == 0 { usize::MAX } else { usize::try_from(count).unwrap_or(usize::MAX) };
+        let from = cursor.next()?;
         let mut entries = Vec::new();
-        for entry in self.range(from, StreamId::MAX, false) {
-            if entries.len() >= limit || !budget.admit(&entry) {
+        for entry in op.stream.range(from, StreamId::MAX, false).take(count_limit(count)) {
+            if !budget.admit(&entry) {
                 break;
             }
             entries.push(entry);
         }
         for entry in &entries {
-            self.advance_group(group, entry.id);
-            let g = self.groups.get_mut(group).expect("group exists");
+            op.advance(entry.id);
             if !no_ack {
+                let g = op.group_mut();
                 g.assign(entry.id, &owner, now, 1);
                 g.mark_active(consumer, now);
             }
@@ -204,23 +243,24 @@ impl Stream {
     /// PEL, as XAUTOCLAIM does.
     pub fn read_group_claim(&mut self, read: ReadGroup<'_>, min_idle: i64, budget: &mut ReadBudget) -> Vec<Claimed> {
         let ReadGroup { group, consumer, count, now, .. } = read;
-        let Some(g) = self.groups.get_mut(group) else { return Vec::new() };
+        let Some(mut op) = self.group_op(group) else { return Vec::new() };
+        let g = op.group_mut();
         let owner = g.see_consumer(consumer, now);
         let order = g.claim_order(now, min_idle);
-        let limit = if count == 0 { usize::MAX } else { usize::try_from(count).unwrap_or(usize::MAX) };
+        let limit = count_limit(count);
         let mut out = Vec::new();
         for id in order {
             if out.len() >= limit {
                 break;
             }
-            let Some(entry) = self.get(id) else {
-                self.groups.get_mut(group).expect("group exists").remove_pending(id);
+            let Some(entry) = op.stream.get(id) else {
+                op.group_mut().remove_pending(id);
                 continue;
             };
             if !budget.admit(&entry) {
                 break;
             }
-            let g = self.groups.get_mut(group).expect("group exists");
+            let g = op.group_mut();
             let record = g.pel()[&id].clone();
             let idle = if record.owner.is_none() { -1 } else { now - record.delivery_time };
             g.assign(id, &owner, now, record.delivery_count.saturating_add(1));
@@ -269,21 +309,21 @@ impl Stream {
     /// deleted ones come back as `None` and are left untouched.
     pub fn read_group_history(&mut self, read: ReadGroup<'_>, after: StreamId) -> Vec<(StreamId, Option<Fields>)> {
         let ReadGroup { group, consumer, count, now, .. } = read;
-        let Some(g) = self.groups.get_mut(group) else { return Vec::new() };
+        let Some(mut op) = self.group_op(group) else { return Vec::new() };
+        let g = op.group_mut();
         g.see_consumer(consumer, now);
         let Some(from) = after.next() else { return Vec::new() };
-        let limit = if count == 0 { usize::MAX } else { usize::try_from(count).unwrap_or(usize::MAX) };
         let mut ids: Vec<StreamId> = Vec::new();
         if let Some(c) = g.consumer(consumer) {
-            for &id in c.pending().range(from..).take(limit) {
+            for &id in c.pending().range(from..).take(count_limit(count)) {
                 ids.push(id);
             }
         }
         let mut out = Vec::with_capacity(ids.len());
         for id in ids {
-            let fields = self.get(id).map(|e| e.fields);
+            let fields = op.stream.get(id).map(|e| e.fields);
             if fields.is_some() {
-                self.groups.get_mut(group).expect("group exists").redeliver(id, now);
+                op.group_mut().redeliver(id, now);
             }
             out.push((id, fields));
         }
@@ -300,12 +340,13 @@ impl Stream {
         now: i64,
     ) -> Vec<StreamId> {
         let exists = self.contain_each(ids);
-        let Some(g) = self.groups.get_mut(group) else { return Vec::new() };
+        let Some(mut op) = self.group_op(group) else { return Vec::new() };
+        let g = op.group_mut();
         if let Some(last) = opts.last_id.filter(|&last| last > g.last_id) {
             let old = std::mem::replace(&mut g.last_id, last);
-            self.group_moved(Some(old), last);
+            op.stream.group_moved(Some(old), last);
         }
-        let g = self.groups.get_mut(group).expect("group exists");
+        let g = op.group_mut();
         let owner: ConsumerName = g.see_consumer(consumer, now);
         let mut claimed = Vec::new();
         for (&id, &exists) in ids.iter().zip(&exists) {
@@ -342,13 +383,13 @@ impl Stream {
     pub fn auto_claim(&mut self, group: &[u8], consumer: &[u8], opts: AutoClaimOptions, now: i64) -> AutoClaim {
         let AutoClaimOptions { min_idle, start, count, just_id } = opts;
         let mut result = AutoClaim { next: StreamId::MIN, claimed: Vec::new(), deleted: Vec::new() };
-        let Some(g) = self.groups.get(group) else { return result };
+        let Some(g) = self.groups.get_mut(group) else { return result };
         let mut attempts = count.saturating_mul(10);
         let mut budget = count;
         let mut examined: Vec<(StreamId, bool)> = Vec::new();
         let mut cursor = g.pel().range(start..).map(|(id, p)| (*id, p.delivery_time));
         let mut next = None;
-        let mut live = LiveCursor::new(self);
+        let mut live = LiveCursor::new(&self.nodes);
         while attempts > 0 && budget > 0 {
             let Some((id, delivered)) = cursor.next() else { break };
             attempts -= 1;
@@ -367,7 +408,6 @@ impl Stream {
             next = cursor.next().map(|(id, _)| id);
         }
         result.next = next.unwrap_or(StreamId::MIN);
-        let g = self.groups.get_mut(group).expect("group exists");
         let owner = g.see_consumer(consumer, now);
         for (id, alive) in examined {
             if alive {

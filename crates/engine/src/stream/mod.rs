@@ -37,6 +37,15 @@ pub struct Entry {
     pub fields: Fields,
 }
 
+/// A COUNT argument as a bound for `take`: 0 means no limit, as XREAD, XREADGROUP and XINFO
+/// STREAM FULL read it (and a count beyond `usize` is no limit either).
+pub fn count_limit(count: u64) -> usize {
+    match count {
+        0 => usize::MAX,
+        n => usize::try_from(n).unwrap_or(usize::MAX),
+    }
+}
+
 /// The node-size settings (`stream-node-max-entries`, `stream-node-max-bytes`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct StreamConfig {

@@ -8,7 +8,8 @@
 //! wakes blocked readers of the key without touching it.
 
 use streamlab_engine::{
-    AutoClaimOptions, ClaimOptions, ConsumerName, Group, IdMode, NackMode, Pending, ReadGroup, Stream, StreamId, Walk,
+    count_limit, AutoClaimOptions, ClaimOptions, ConsumerName, Group, IdMode, NackMode, Pending, ReadGroup, Stream,
+    StreamId, Walk,
 };
 
 use super::read::{parse_read_args, streams_reply, ReadId};
@@ -209,13 +210,6 @@ fn opt_signed(n: Option<i64>) -> Reply {
 
 fn opt_int(n: Option<u64>) -> Reply {
     n.map_or(Reply::NullBulk, int)
-}
-
-fn count_limit(count: u64) -> usize {
-    match count {
-        0 => usize::MAX,
-        n => usize::try_from(n).unwrap_or(usize::MAX),
-    }
 }
 
 // ----- XGROUP -------------------------------------------------------------------------------
