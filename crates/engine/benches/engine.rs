@@ -11,7 +11,9 @@
 use std::hint::black_box;
 use std::time::{Duration, Instant};
 
-use streamlab_engine::{AddId, AutoClaimOptions, RefPolicy, Stream, StreamConfig, StreamId, Trim, TrimStrategy};
+use streamlab_engine::{
+    AddId, AutoClaimOptions, ReadBudget, ReadGroup, RefPolicy, Stream, StreamConfig, StreamId, Trim, TrimStrategy,
+};
 use streamlab_protocol::push_decimal;
 use streamlab_protocol::{Clock, Session, VIRTUAL_EPOCH_MS};
 use streamlab_testkit::alloc::{live_bytes, Counting};
@@ -242,7 +244,8 @@ fn read_ack_cycle(n: u64) {
     };
     let (elapsed, (cycles, entries)) = best_of(setup, |stream| {
         let (mut cycles, mut entries) = (0u64, 0u64);
-        while let Some(batch) = stream.read_group_new(b"g", b"alice", 10, false, now) {
+        let read = ReadGroup { group: b"g", consumer: b"alice", count: 10, no_ack: false, now };
+        while let Some(batch) = stream.read_group_new(read, &mut ReadBudget::default()) {
             let group = stream.group_mut(b"g").expect("group exists");
             for entry in &batch {
                 assert!(group.remove_pending(entry.id));
@@ -268,7 +271,8 @@ fn stream_with_pel(n: u64) -> (Stream, i64) {
     let mut stream = orders_stream(n);
     assert!(stream.create_group(b"g", StreamId::MIN, Some(0)));
     let now = VIRTUAL_EPOCH_MS + n as i64;
-    let read = stream.read_group_new(b"g", b"alice", 0, false, now).expect("entries to read");
+    let all = ReadGroup { group: b"g", consumer: b"alice", count: 0, no_ack: false, now };
+    let read = stream.read_group_new(all, &mut ReadBudget::default()).expect("entries to read");
     assert_eq!(read.len() as u64, n);
     (stream, now)
 }

@@ -214,12 +214,6 @@ impl Group {
         }
     }
 
-    /// Whether the group has delivered `id` and has no pending record of it: the condition
-    /// the ACKED deletion policy asks of every group.
-    pub fn has_acknowledged(&self, id: StreamId) -> bool {
-        id <= self.last_id && !self.pel.contains_key(&id)
-    }
-
     /// Checks the bookkeeping invariants: every consumer index entry points back to its owner,
     /// the indexes partition the PEL, and the counts agree.
     pub fn check_invariants(&self) -> Result<(), String> {

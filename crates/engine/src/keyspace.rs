@@ -113,16 +113,6 @@ impl Keyspace {
         self.values.keys().filter(move |k| glob_match(pattern, k))
     }
 
-    /// Keys strictly after `after` (or from the start), in key order: SCAN's walk.
-    pub fn keys_after<'a>(&'a self, after: Option<&'a [u8]>) -> impl Iterator<Item = &'a Vec<u8>> + 'a {
-        use std::ops::Bound;
-        let lower = match after {
-            Some(k) => Bound::Excluded(k),
-            None => Bound::Unbounded,
-        };
-        self.values.range::<[u8], _>((lower, Bound::Unbounded)).map(|(k, _)| k)
-    }
-
     /// The stream under `key`, if any.
     pub fn stream(&self, key: &[u8]) -> Result<Option<&Stream>, WrongType> {
         match self.get(key) {

@@ -25,8 +25,8 @@ pub use keyspace::{Keyspace, Value, ValueKind, WrongType};
 pub use node::Node;
 pub use sorted::{SortedMap, SortedMapIter, SortedSet, SortedSetIter};
 pub use stream::{
-    AddError, AutoClaim, AutoClaimOptions, ClaimOptions, Claimed, CounterRules, DeleteOutcome, Entry, Fields, Idmp,
-    NackMode, ReadBudget, RefPolicy, SetIdError, Stream, StreamConfig, Trim, TrimStrategy, IDMP_DEFAULT_DURATION,
-    IDMP_DEFAULT_MAXSIZE,
+    count_limit, AddError, AutoClaim, AutoClaimOptions, ClaimOptions, Claimed, CounterRules, DeleteOutcome, Entry,
+    Fields, Idmp, NackMode, ReadBudget, ReadGroup, RefPolicy, SetIdError, Stream, StreamConfig, Trim, TrimStrategy,
+    IDMP_DEFAULT_DURATION, IDMP_DEFAULT_MAXSIZE,
 };
 pub use walk::Walk;

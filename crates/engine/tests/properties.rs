@@ -21,7 +21,8 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 use streamlab_testkit::rng::Rng;
 
 use streamlab_engine::{
-    AddId, AutoClaimOptions, ClaimOptions, DeleteOutcome, RefPolicy, Stream, StreamConfig, StreamId, Trim, TrimStrategy,
+    AddId, AutoClaimOptions, ClaimOptions, DeleteOutcome, ReadBudget, ReadGroup, RefPolicy, Stream, StreamConfig,
+    StreamId, Trim, TrimStrategy,
 };
 
 const GROUPS: [&[u8]; 3] = [b"g1", b"g2", b"g3"];
@@ -331,7 +332,8 @@ impl Run {
                 let count = self.rng.below(5);
                 let no_ack = self.rng.chance(15);
                 let cursor = before.group(group).map(|g| g.last_id);
-                let read = self.stream.read_group_new(group, consumer, count, no_ack, now);
+                let reader = ReadGroup { group, consumer, count, no_ack, now };
+                let read = self.stream.read_group_new(reader, &mut ReadBudget::default());
                 self.log.push(format!(
                     "read {} {} count {count} noack {no_ack} -> {:?}",
                     show(group),
@@ -382,7 +384,8 @@ impl Run {
                     .and_then(|g| g.consumer(consumer))
                     .map(|c| c.pending().iter().copied().filter(|&id| id > after).collect())
                     .unwrap_or_default();
-                let history = self.stream.read_group_history(group, consumer, after, count, now);
+                let reader = ReadGroup { group, consumer, count, no_ack: false, now };
+                let history = self.stream.read_group_history(reader, after);
                 self.log.push(format!(
                     "history {} {} {after} count {count} -> {}",
                     show(group),

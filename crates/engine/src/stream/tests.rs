@@ -1,3 +1,4 @@
+use super::group_ops::LiveCursor;
 use super::*;
 
 fn b(s: impl Into<String>) -> Vec<u8> {
@@ -83,13 +84,13 @@ fn live_cursor_agrees_with_contains() {
     }
     let ids: Vec<StreamId> = (0..44).map(|ms| StreamId::new(ms, 0)).collect();
     for stride in 1..5 {
-        let mut cursor = LiveCursor::new(&stream);
+        let mut cursor = LiveCursor::new(stream.nodes());
         for &id in ids.iter().step_by(stride) {
             assert_eq!(cursor.contains(id), stream.contains(id), "{id} (stride {stride})");
         }
     }
     // Asking again, or going back, starts over rather than answering wrongly.
-    let mut cursor = LiveCursor::new(&stream);
+    let mut cursor = LiveCursor::new(stream.nodes());
     for ms in [8, 8, 6, 20, 2, 38, 39, 0] {
         let id = StreamId::new(ms, 0);
         assert_eq!(cursor.contains(id), stream.contains(id), "{id}");
@@ -106,13 +107,14 @@ fn reading_past_a_trim_recomputes_entries_read() {
         add(&mut stream, ms);
     }
     assert!(stream.create_group(b"g1", StreamId::MIN, None));
-    let read = stream.read_group_new(b"g1", b"c11", 1, false, 0).unwrap();
+    let one = ReadGroup { group: b"g1", consumer: b"c11", count: 1, no_ack: false, now: 0 };
+    let read = stream.read_group_new(one, &mut ReadBudget::default()).unwrap();
     assert_eq!(read[0].id, StreamId::new(1, 0));
     assert_eq!(stream.group(b"g1").unwrap().entries_read, Some(1));
     let trim = Trim { strategy: TrimStrategy::MaxLen(1), approx: false, limit: None, policy: RefPolicy::KeepRef };
     assert_eq!(stream.trim(trim, StreamConfig::default()), 4);
     assert_eq!(stream.lag(stream.group(b"g1").unwrap()), Some(1));
-    let read = stream.read_group_new(b"g1", b"c11", 1, false, 0).unwrap();
+    let read = stream.read_group_new(one, &mut ReadBudget::default()).unwrap();
     assert_eq!(read[0].id, StreamId::new(5, 0));
     let group = stream.group(b"g1").unwrap();
     assert_eq!(group.entries_read, Some(5));

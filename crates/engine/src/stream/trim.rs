@@ -1,7 +1,32 @@
 //! Trimming: MAXLEN and MINID, exact or `~` (whole nodes only), LIMIT, and the reference
 //! policies (KEEPREF, DELREF, ACKED) for the entries groups still hold.
 
-use super::*;
+use super::{RefPolicy, Stream, StreamConfig};
+use crate::chunked::unshare;
+use crate::id::StreamId;
+use crate::node::Node;
+
+/// How a trim chooses what to remove.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TrimStrategy {
+    /// Keep at most this many entries.
+    MaxLen(u64),
+    /// Remove entries with ids below this one.
+    MinId(StreamId),
+}
+
+/// A trim request (from XTRIM or XADD).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Trim {
+    /// What to remove.
+    pub strategy: TrimStrategy,
+    /// `~`: remove whole nodes only.
+    pub approx: bool,
+    /// An explicit LIMIT, if one was given (0 means no limit).
+    pub limit: Option<u64>,
+    /// What to do with references from consumer groups.
+    pub policy: RefPolicy,
+}
 
 impl Stream {
     /// Trims the stream; returns how many live entries were removed.

@@ -8,7 +8,8 @@
 //! wakes blocked readers of the key without touching it.
 
 use streamlab_engine::{
-    AutoClaimOptions, ClaimOptions, ConsumerName, Group, IdMode, NackMode, Pending, Stream, StreamId, Walk,
+    count_limit, AutoClaimOptions, ClaimOptions, ConsumerName, Group, IdMode, NackMode, Pending, ReadGroup, Stream,
+    StreamId, Walk,
 };
 
 use super::read::{parse_read_args, streams_reply, ReadId};
@@ -211,13 +212,6 @@ fn opt_int(n: Option<u64>) -> Reply {
     n.map_or(Reply::NullBulk, int)
 }
 
-fn count_limit(count: u64) -> usize {
-    match count {
-        0 => usize::MAX,
-        n => usize::try_from(n).unwrap_or(usize::MAX),
-    }
-}
-
 // ----- XGROUP -------------------------------------------------------------------------------
 
 /// XGROUP's order: HELP; the options after the id (`MKSTREAM` for CREATE, `ENTRIESREAD n`
@@ -347,6 +341,7 @@ fn xreadgroup(ctx: &mut Ctx<'_>, args: &[Vec<u8>]) -> Result<Outcome, CmdError> 
     }
 
     let now = ctx.now;
+    let read = ReadGroup { group, consumer, count: parsed.count, no_ack: parsed.no_ack, now };
     let mut served = Vec::new();
     for (key, serve) in plan {
         let stream = ctx.db.stream_mut(key)?.expect("checked above");
@@ -356,9 +351,7 @@ fn xreadgroup(ctx: &mut Ctx<'_>, args: &[Vec<u8>]) -> Result<Outcome, CmdError> 
                 // each with its idle time and earlier delivery count, then new entries, COUNT
                 // bounding both together.
                 let claimed = match parsed.claim {
-                    Some(min_idle) => {
-                        stream.read_group_claim(group, consumer, min_idle, parsed.count, now, &mut parsed.budget)
-                    }
+                    Some(min_idle) => stream.read_group_claim(read, min_idle, &mut parsed.budget),
                     None => Vec::new(),
                 };
                 let mut replies = Vec::with_capacity(claimed.len());
@@ -375,9 +368,7 @@ fn xreadgroup(ctx: &mut Ctx<'_>, args: &[Vec<u8>]) -> Result<Outcome, CmdError> 
                     count => count.checked_sub(replies.len() as u64).filter(|&room| room > 0),
                 };
                 let fresh = room
-                    .and_then(|room| {
-                        stream.read_group_new_within(group, consumer, room, parsed.no_ack, now, &mut parsed.budget)
-                    })
+                    .and_then(|room| stream.read_group_new(ReadGroup { count: room, ..read }, &mut parsed.budget))
                     .unwrap_or_default();
                 if replies.is_empty() && fresh.is_empty() {
                     continue;
@@ -388,7 +379,7 @@ fn xreadgroup(ctx: &mut Ctx<'_>, args: &[Vec<u8>]) -> Result<Outcome, CmdError> 
                 served.push((key.to_vec(), Reply::Array(replies)));
             }
             Serve::History(after) => {
-                let history = stream.read_group_history(group, consumer, after, parsed.count, now);
+                let history = stream.read_group_history(read, after);
                 let mut entries = Vec::with_capacity(history.len());
                 for (id, fields) in history {
                     entries.push(Reply::Array(vec![id_reply(id), fields.map_or(Reply::NullArray, fields_reply)]));

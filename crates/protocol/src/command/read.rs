@@ -24,7 +24,7 @@
 // from `cargo doc --document-private-items`, where those links resolve.
 #![allow(rustdoc::private_intra_doc_links)]
 
-use streamlab_engine::{ReadBudget, Stream, StreamId};
+use streamlab_engine::{count_limit, ReadBudget, Stream, StreamId};
 
 use super::{arg, entry_reply, is, parse_int, parse_strict_id, Block, CommandSpec, Ctx, Outcome, Run};
 use crate::error::{CmdError, Msg};
@@ -328,7 +328,7 @@ fn xread(ctx: &mut Ctx<'_>, args: &[Vec<u8>]) -> Result<Outcome, CmdError> {
         let id = stream.take_id()?;
         after.push(id.xread_after(found, ctx.caps.xread_plus).ok_or(Msg::GreaterIdOnlyInXreadgroup)?);
     }
-    let limit = if parsed.count == 0 { usize::MAX } else { usize::try_from(parsed.count).unwrap_or(usize::MAX) };
+    let limit = count_limit(parsed.count);
     let mut served = Vec::new();
     for (stream, &from) in parsed.streams.iter().zip(&after) {
         let Some(found) = ctx.db.stream(stream.key)? else { continue };

@@ -1,22 +1,29 @@
 //! A stream: its nodes of entries, the metadata Redis keeps beside them, and its groups.
+//!
+//! This file is the stream's outline: the `Stream` type, its accessors, adding, reading and
+//! deleting entries. The rest lives beside it, one concern a file: trimming (`trim.rs`), the
+//! groups' cursors and counters (`counters.rs`), the operations that deliver entries to
+//! consumers (`group_ops.rs`) and idempotent production (`idmp.rs`).
 
-use std::sync::atomic::AtomicBool;
-use std::sync::atomic::AtomicU64;
-use std::sync::atomic::Ordering::Relaxed;
 use std::sync::Arc;
 
 use crate::chunked::{unshare, ChunkMap};
-use crate::group::{ConsumerName, Group};
+use crate::group::Group;
 use crate::id::{AddId, StreamId};
-use crate::node::{Live, Node, RawEntry};
+use crate::node::{Node, RawEntry};
 use crate::sorted::SortedMap;
 use crate::walk::Walk;
 
-mod groups;
+mod counters;
+mod group_ops;
 mod idmp;
 mod trim;
 
+pub use counters::CounterRules;
+use counters::FloorCache;
+pub use group_ops::{AutoClaim, AutoClaimOptions, ClaimOptions, Claimed, NackMode, ReadBudget, ReadGroup};
 pub use idmp::{Idmp, IDMP_DEFAULT_DURATION, IDMP_DEFAULT_MAXSIZE};
+pub use trim::{Trim, TrimStrategy};
 
 /// The field/value pairs of one entry, in the order they were added.
 pub type Fields = Vec<(Vec<u8>, Vec<u8>)>;
@@ -28,6 +35,15 @@ pub struct Entry {
     pub id: StreamId,
     /// Its field/value pairs.
     pub fields: Fields,
+}
+
+/// A COUNT argument as a bound for `take`: 0 means no limit, as XREAD, XREADGROUP and XINFO
+/// STREAM FULL read it (and a count beyond `usize` is no limit either).
+pub fn count_limit(count: u64) -> usize {
+    match count {
+        0 => usize::MAX,
+        n => usize::try_from(n).unwrap_or(usize::MAX),
+    }
 }
 
 /// The node-size settings (`stream-node-max-entries`, `stream-node-max-bytes`).
@@ -71,28 +87,6 @@ pub enum RefPolicy {
     Acked,
 }
 
-/// How a trim chooses what to remove.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum TrimStrategy {
-    /// Keep at most this many entries.
-    MaxLen(u64),
-    /// Remove entries with ids below this one.
-    MinId(StreamId),
-}
-
-/// A trim request (from XTRIM or XADD).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Trim {
-    /// What to remove.
-    pub strategy: TrimStrategy,
-    /// `~`: remove whole nodes only.
-    pub approx: bool,
-    /// An explicit LIMIT, if one was given (0 means no limit).
-    pub limit: Option<u64>,
-    /// What to do with references from consumer groups.
-    pub policy: RefPolicy,
-}
-
 /// The outcome of deleting one id under a policy (XDELEX / XACKDEL replies).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum DeleteOutcome {
@@ -102,71 +96,6 @@ pub enum DeleteOutcome {
     NotFound,
     /// Kept because a group still references it or has not read it yet.
     Referenced,
-}
-
-/// The result of an XAUTOCLAIM scan.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct AutoClaim {
-    /// Where the next scan should start, or 0-0 when the PEL was scanned to its end.
-    pub next: StreamId,
-    /// The ids claimed, in PEL order.
-    pub claimed: Vec<StreamId>,
-    /// Ids whose entries no longer exist; they were removed from the PEL.
-    pub deleted: Vec<StreamId>,
-}
-
-/// XAUTOCLAIM's settings, already validated.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct AutoClaimOptions {
-    /// Entries idle for less than this many milliseconds are skipped (0: no check).
-    pub min_idle: i64,
-    /// Where the scan of the PEL starts.
-    pub start: StreamId,
-    /// At most this many results; at most ten times this many records examined.
-    pub count: u64,
-    /// Do not increment delivery counts (and the reply carries ids only).
-    pub just_id: bool,
-}
-
-/// XCLAIM's settings, already validated.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct ClaimOptions {
-    /// Entries idle for less than this many milliseconds are left alone (0: no check).
-    pub min_idle: i64,
-    /// The delivery time to record for claimed entries.
-    pub delivery_time: i64,
-    /// Set the delivery count to this instead of incrementing it.
-    pub retry_count: Option<u64>,
-    /// Create PEL records for existing entries that are not pending.
-    pub force: bool,
-    /// Do not increment the delivery count (and the reply carries ids only).
-    pub just_id: bool,
-    /// Move the group's last-delivered-id forward to this id if it is greater.
-    pub last_id: Option<StreamId>,
-}
-
-/// Which server's rules keep a group's `entries-read` counter and compute its `lag`. The
-/// servers disagree (each variant was observed on the server it names):
-///
-/// * Redis 8.2+: a tombstone test without the first-entry shortcut, an estimate that gives up
-///   below `max-deleted-entry-id`, the read counter re-estimated when the group was behind the
-///   first entry, ENTRIESREAD clamped to `entries-added`, and lag 0 for an empty stream and
-///   the stream's length for a group behind its first entry.
-/// * Redis 7.4: the tombstone test ignores tombstones before the first entry, the estimate
-///   has no `max-deleted-entry-id` rule, delivery counts on from the delivered id (so a trim
-///   ahead of the group leaves the counter behind), ENTRIESREAD is stored verbatim and lag may
-///   be negative; no empty-stream or behind-the-first-entry rules.
-/// * Valkey 9: Redis 8.2's tombstone test, estimate and delivery rule, but ENTRIESREAD verbatim
-///   and no empty-stream or behind-the-first-entry lag rules.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum CounterRules {
-    /// Redis 7.4.
-    Redis74,
-    /// Redis 8.2 and later.
-    #[default]
-    Redis82,
-    /// Valkey 9.
-    Valkey9,
 }
 
 /// A stream value.
@@ -193,41 +122,6 @@ pub struct Stream {
     /// keep answering "not delivered" for a group that no longer exists, even with no groups
     /// left at all.
     min_group_last_id: FloorCache,
-}
-
-/// The ACKED cache's cell: filled and cleared through `&self` (it is a cache, not content).
-/// Atomics rather than a `Cell`: a session, streams and all, moves to the server's event-loop
-/// thread, and undo checkpoints share streams through `Arc`s, which needs `Sync`. Only one
-/// thread ever touches a session, so relaxed loads and stores are exact (and on wasm they are
-/// plain ones; a mutex here cost the bundles most of a KB).
-#[derive(Debug, Default)]
-struct FloorCache {
-    known: AtomicBool,
-    ms: AtomicU64,
-    seq: AtomicU64,
-}
-
-impl FloorCache {
-    fn get(&self) -> Option<StreamId> {
-        let id = StreamId { ms: self.ms.load(Relaxed), seq: self.seq.load(Relaxed) };
-        self.known.load(Relaxed).then_some(id)
-    }
-
-    fn set(&self, floor: Option<StreamId>) {
-        if let Some(id) = floor {
-            self.ms.store(id.ms, Relaxed);
-            self.seq.store(id.seq, Relaxed);
-        }
-        self.known.store(floor.is_some(), Relaxed);
-    }
-}
-
-impl Clone for FloorCache {
-    fn clone(&self) -> FloorCache {
-        let copy = FloorCache::default();
-        copy.set(self.get());
-        copy
-    }
 }
 
 /// Streams compare by content. The ACKED cache is left out: filling it is not a change of the
@@ -474,7 +368,7 @@ impl Stream {
         self.live_range(StreamId::MIN, StreamId::MAX, false).next().map_or(StreamId::MIN, |(_, r)| r.id)
     }
 
-    // ----- deleting and trimming ----------------------------------------------------------
+    // ----- deleting -----------------------------------------------------------------------
 
     /// Deletes one live entry (XDEL). Returns whether it existed. Pending records that point at
     /// it are left alone, as in Redis.
@@ -497,44 +391,6 @@ impl Stream {
             self.first_id = self.first_live_id();
         }
         true
-    }
-
-    /// Whether every group has delivered and acknowledged `id` (true when there are no
-    /// groups). "Delivered" is judged against the cached minimum last-delivered id, stale or
-    /// not (see `min_group_last_id`); pending entries are always exact.
-    fn acknowledged_by_all(&self, id: StreamId) -> bool {
-        self.delivered_to_all_groups(id) && self.groups.values().all(|g| !g.pel().contains_key(&id))
-    }
-
-    /// Whether `id` counts as delivered to every group for the ACKED policy: at or below
-    /// Redis 8.2's cached minimum of the groups' last-delivered ids (see the cache's field;
-    /// stale after XGROUP DESTROY, as on the real server). True when there are no groups.
-    pub fn delivered_to_all_groups(&self, id: StreamId) -> bool {
-        if self.groups.is_empty() {
-            return true;
-        }
-        let floor = match self.min_group_last_id.get() {
-            Some(floor) => floor,
-            None => {
-                let floor = self.groups.values().map(|g| g.last_id).min().unwrap_or(StreamId::MAX);
-                self.min_group_last_id.set(Some(floor));
-                floor
-            }
-        };
-        id <= floor
-    }
-
-    /// Forgets the cached minimum last-delivered id when a group that moved from `old` to
-    /// `new` (`old` is `None` for a group just created) may have changed it: it was the
-    /// minimum, or it went below it. A new group also forgets a cached minimum of 0-0, wherever
-    /// it starts (fitted to 2,000 random create/destroy/setid sequences on Redis 8.2.3).
-    fn group_moved(&self, old: Option<StreamId>, new: StreamId) {
-        if let Some(floor) = self.min_group_last_id.get() {
-            let created_over_zero = old.is_none() && floor.is_zero();
-            if old == Some(floor) || new < floor || created_over_zero {
-                self.min_group_last_id.set(None);
-            }
-        }
     }
 
     fn drop_references(&mut self, id: StreamId) {
@@ -609,7 +465,7 @@ impl Stream {
         Ok(())
     }
 
-    // ----- groups -------------------------------------------------------------------------
+    // ----- checking -----------------------------------------------------------------------
 
     /// Checks the stream's invariants: node accounting, metadata and every group's PEL.
     pub fn check_invariants(&self) -> Result<(), String> {
@@ -671,102 +527,6 @@ impl Stream {
             group.check_invariants().map_err(|e| format!("group {}: {e}", crate::group::quoted(name)))?;
         }
         Ok(())
-    }
-}
-
-/// Answers [`Stream::contains`] for ids asked in ascending order (a PEL scan) without walking
-/// a node from its start for every id: consecutive ids in the same node continue one walk.
-struct LiveCursor<'a> {
-    stream: &'a Stream,
-    node: Option<(&'a Node, Live<'a>)>,
-    /// The live entry the walk stopped on (not below the last id asked).
-    current: Option<RawEntry>,
-}
-
-impl<'a> LiveCursor<'a> {
-    fn new(stream: &'a Stream) -> LiveCursor<'a> {
-        LiveCursor { stream, node: None, current: None }
-    }
-
-    fn contains(&mut self, id: StreamId) -> bool {
-        let in_node = self.node.as_ref().is_some_and(|(n, _)| n.master_id <= id && id <= n.last_id);
-        let behind = self.current.is_some_and(|r| r.id > id);
-        if !in_node || behind {
-            let Some((_, node)) = self.stream.nodes.range(..=id).next_back() else { return false };
-            if id > node.last_id {
-                return false;
-            }
-            self.node = Some((node, node.live()));
-            self.current = None;
-        }
-        let (_, walk) = self.node.as_mut().expect("a node is being walked");
-        loop {
-            let entry = match self.current {
-                Some(entry) => entry,
-                None => match walk.next() {
-                    Some(entry) => entry,
-                    None => return false,
-                },
-            };
-            if entry.id < id {
-                self.current = None;
-                continue;
-            }
-            self.current = Some(entry);
-            return entry.id == id;
-        }
-    }
-}
-
-/// How XNACK changes a released entry's delivery count.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum NackMode {
-    /// One delivery less: the delivery "did not count".
-    Silent,
-    /// Unchanged.
-    Fail,
-    /// The largest count (2^63 - 1): never to be retried.
-    Fatal,
-}
-
-/// A pending entry taken over by XREADGROUP ... CLAIM.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Claimed {
-    /// The entry.
-    pub entry: Entry,
-    /// Milliseconds since its last delivery (-1 for a released entry).
-    pub idle: i64,
-    /// How many times it had been delivered before this claim.
-    pub delivered: u64,
-}
-
-/// What one XREAD / XREADGROUP may still return across all its streams: MAXCOUNT entries and
-/// MAXSIZE bytes (Redis 8.10; docs-only, unverified on a server). An entry's size is its field
-/// and value bytes; the size is checked before each entry, so the first entry always fits.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub struct ReadBudget {
-    /// MAXCOUNT, if given.
-    pub max_count: Option<u64>,
-    /// MAXSIZE, if given.
-    pub max_size: Option<u64>,
-    /// Entries admitted so far.
-    pub entries: u64,
-    /// Bytes admitted so far.
-    pub bytes: u64,
-}
-
-impl ReadBudget {
-    /// Admits `entry` if the budget allows it, and counts it.
-    pub fn admit(&mut self, entry: &Entry) -> bool {
-        if self.max_count.is_some_and(|max| self.entries >= max) {
-            return false;
-        }
-        if self.max_size.is_some_and(|max| self.bytes >= max) {
-            return false;
-        }
-        self.entries += 1;
-        self.bytes += entry.fields.iter().map(|(f, v)| (f.len() + v.len()) as u64).sum::<u64>();
-        true
     }
 }
 
