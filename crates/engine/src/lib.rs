@@ -12,6 +12,7 @@ mod id;
 mod keyspace;
 pub mod listpack;
 mod node;
+mod numbers;
 pub mod sort;
 mod sorted;
 mod stream;
@@ -23,6 +24,7 @@ pub use group::{Consumer, ConsumerName, Group, Pending};
 pub use id::{AddId, IdMode, InvalidId, StreamId};
 pub use keyspace::{Keyspace, Value, ValueKind, WrongType};
 pub use node::Node;
+pub use numbers::canonical_i64;
 pub use sorted::{SortedMap, SortedMapIter, SortedSet, SortedSetIter};
 pub use stream::{
     count_limit, AddError, AutoClaim, AutoClaimOptions, ClaimOptions, Claimed, CounterRules, DeleteOutcome, Entry,

@@ -274,7 +274,7 @@ const MAX_TAGGED: u64 = u64::MAX >> 1;
 
 /// Appends a field name or value and returns what it costs in Redis's listpack.
 fn put_value(buf: &mut Vec<u8>, value: &[u8]) -> u64 {
-    if let Some(n) = listpack::canonical_i64(value) {
+    if let Some(n) = crate::numbers::canonical_i64(value) {
         let zigzag = ((n << 1) ^ (n >> 63)) as u64;
         if zigzag <= MAX_TAGGED {
             put_varint(buf, (zigzag << 1) | 1);

@@ -3,7 +3,7 @@
 //! Everything here answers from the keyspace, its settings and the command's clock reading, so
 //! replies are as deterministic as the rest of the engine.
 
-use streamlab_engine::{glob_match, listpack::canonical_i64, StreamConfig};
+use streamlab_engine::{canonical_i64, glob_match, StreamConfig};
 
 use super::{arg, available, is, lookup_in, rest, Clients, CommandSpec, Ctx, Outcome, Run, SubSpec};
 use crate::error::{CmdError, Msg};

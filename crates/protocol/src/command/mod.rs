@@ -270,12 +270,12 @@ pub fn rest(args: &[Vec<u8>], from: usize) -> &[Vec<u8>] {
 
 /// Parses an integer argument the way Redis does (canonical decimal, fits 64 bits signed).
 pub fn parse_int(arg: &[u8]) -> Result<i64, CmdError> {
-    streamlab_engine::listpack::canonical_i64(arg).ok_or(CmdError::NotInteger)
+    streamlab_engine::canonical_i64(arg).ok_or(CmdError::NotInteger)
 }
 
 /// Parses an integer argument, answering with `error` if it is not one.
 pub fn parse_int_or(arg: &[u8], error: impl Into<CmdError>) -> Result<i64, CmdError> {
-    streamlab_engine::listpack::canonical_i64(arg).ok_or_else(|| error.into())
+    streamlab_engine::canonical_i64(arg).ok_or_else(|| error.into())
 }
 
 /// Parses a strict stream id (`-` and `+` refused); a missing sequence means 0.
