@@ -14,8 +14,6 @@ use std::time::{Duration, Instant};
 use streamlab_engine::{
     AddId, AutoClaimOptions, ReadBudget, ReadGroup, RefPolicy, Stream, StreamConfig, StreamId, Trim, TrimStrategy,
 };
-use streamlab_protocol::push_decimal;
-use streamlab_protocol::{Clock, Session, VIRTUAL_EPOCH_MS};
 use streamlab_testkit::alloc::{live_bytes, Counting};
 use streamlab_testkit::rng::Rng;
 
@@ -23,7 +21,7 @@ use streamlab_testkit::rng::Rng;
 static ALLOC: Counting = Counting;
 
 /// The first id's millisecond part (ids are `<BASE_MS + i>-0`).
-const BASE_MS: u64 = VIRTUAL_EPOCH_MS as u64;
+const BASE_MS: u64 = 1_700_000_000_000;
 /// What the XADD benchmark must reach on one core (adds per second).
 const ADD_TARGET: f64 = 5_000_000.0;
 /// What one entry may cost in heap bytes after the XADD benchmark.
@@ -52,9 +50,8 @@ impl Orders {
         let mut rng = Rng::new(0x5eed_1234_abcd_ef01);
         let isbns = (0..4096)
             .map(|_| {
-                let mut text = Vec::with_capacity(13);
-                push_decimal(&mut text, 978_0000000000 + rng.below(10_000_000_000));
-                text.try_into().expect("13 digits")
+                let text = (978_0000000000 + rng.below(10_000_000_000)).to_string();
+                text.into_bytes().try_into().expect("13 digits")
             })
             .collect();
         Orders { fields, isbns, rng }
@@ -236,7 +233,7 @@ fn best_of<S, T>(mut setup: impl FnMut() -> S, mut body: impl FnMut(&mut S) -> T
 
 /// (c) XREADGROUP COUNT 10 then XACK of what was read, until the group has read everything.
 fn read_ack_cycle(n: u64) {
-    let now = VIRTUAL_EPOCH_MS + n as i64;
+    let now = BASE_MS as i64 + n as i64;
     let setup = || {
         let mut stream = orders_stream(n);
         assert!(stream.create_group(b"g", StreamId::MIN, Some(0)));
@@ -270,7 +267,7 @@ fn read_ack_cycle(n: u64) {
 fn stream_with_pel(n: u64) -> (Stream, i64) {
     let mut stream = orders_stream(n);
     assert!(stream.create_group(b"g", StreamId::MIN, Some(0)));
-    let now = VIRTUAL_EPOCH_MS + n as i64;
+    let now = BASE_MS as i64 + n as i64;
     let all = ReadGroup { group: b"g", consumer: b"alice", count: 0, no_ack: false, now };
     let read = stream.read_group_new(all, &mut ReadBudget::default()).expect("entries to read");
     assert_eq!(read.len() as u64, n);
@@ -344,31 +341,6 @@ fn auto_claim_scan(n: u64) {
     report("xautoclaim count 100 (best of 3)", claimed, ("claims", "claim"), elapsed, &format!("  ({calls} calls)"));
 }
 
-/// (g) The XADD of (a) as commands through `Session::execute`: argument vectors, dispatch,
-/// parsing, the engine, the reply and the session's bookkeeping.
-fn session_xadd(n: u64) {
-    let mut session = Session::new(Clock::Virtual(VIRTUAL_EPOCH_MS));
-    let conn = session.connect();
-    let mut orders = Orders::new();
-    let mut id_text = Vec::with_capacity(32);
-    let start = Instant::now();
-    for i in 0..n {
-        id_text.clear();
-        push_decimal(&mut id_text, BASE_MS + i);
-        id_text.extend_from_slice(b"-0");
-        let mut args = Vec::with_capacity(11);
-        args.push(b"XADD".to_vec());
-        args.push(b"orders".to_vec());
-        args.push(id_text.clone());
-        args.extend(orders.next().iter().cloned());
-        let out = session.execute(conn, args);
-        debug_assert!(!out.replies[0].is_error());
-        black_box(out);
-    }
-    let elapsed = start.elapsed();
-    report("xadd (Session::execute)", n, ("commands", "command"), elapsed, "");
-}
-
 /// A benchmark: its name for filtering, the function and the data size it runs on.
 type Bench = (&'static str, fn(u64), u64);
 
@@ -383,13 +355,12 @@ fn main() {
     let big = 1_000_000 / scale;
     let small = 100_000 / scale;
     println!("streamlab-engine benchmarks ({})", if full { "full size" } else { "smoke run at 1%" });
-    let benches: [Bench; 6] = [
+    let benches: [Bench; 5] = [
         ("xadd-memory-xtrim", xadd_memory_and_trim, big),
         ("xreadgroup-xack", read_ack_cycle, small),
         ("xpending", pending_scans, small),
         ("xack-random", random_acks, small),
         ("xautoclaim", auto_claim_scan, small),
-        ("session-xadd", session_xadd, big),
     ];
     for (name, bench, n) in benches {
         if selected(name) {
