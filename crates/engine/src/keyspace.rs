@@ -66,9 +66,6 @@ pub struct Keyspace {
     pub rules: CounterRules,
     ready: Vec<Vec<u8>>,
     touched: Vec<Vec<u8>>,
-    /// When the simulated server started (Unix ms on the engine clock), set by whoever
-    /// creates the keyspace; INFO counts its uptime from here. `None` reports no uptime.
-    pub started_at: Option<i64>,
 }
 
 /// Two keyspaces are equal when they hold the same keys, values (to the byte, node boundaries

@@ -85,6 +85,8 @@ pub struct Executed {
 struct State {
     db: Keyspace,
     now: i64,
+    /// When the session started (its first clock reading): INFO's uptime counts from here.
+    started_at: i64,
     conns: SortedMap<ConnId, Conn>,
     next_conn: ConnId,
     /// Connections in the order they blocked: the order Redis serves them in.
@@ -143,12 +145,12 @@ impl Session {
         };
         let caps = profile.caps();
         let mut db = Keyspace::new();
-        db.started_at = Some(now);
         db.rules = caps.counters;
         Session {
             state: State {
                 db,
                 now,
+                started_at: now,
                 conns: SortedMap::new(),
                 next_conn: 1,
                 blocked_order: Vec::new(),
@@ -536,6 +538,7 @@ impl Session {
         Ctx {
             db: &mut self.state.db,
             now,
+            started_at: Some(self.state.started_at),
             resp3,
             caps: self.caps,
             #[cfg(feature = "host-params")]

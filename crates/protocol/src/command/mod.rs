@@ -26,6 +26,8 @@ pub struct Ctx<'a> {
     pub db: &'a mut Keyspace,
     /// The command's single clock reading, in Unix milliseconds.
     pub now: i64,
+    /// When the session started (INFO's uptime); `None` reports no uptime.
+    pub started_at: Option<i64>,
     /// Whether the connection speaks RESP3 (some replies change shape).
     pub resp3: bool,
     /// The server profile the session answers as.

@@ -13,6 +13,8 @@ pub struct Bench {
     pub db: Keyspace,
     /// The clock reading the next command gets (Unix ms).
     pub now: i64,
+    /// When the server started, for INFO's uptime (`None`: no uptime).
+    pub started_at: Option<i64>,
     /// Whether the connection speaks RESP3.
     pub resp3: bool,
     /// The server profile (Redis 8.2, the one the unit tests were written against).
@@ -36,6 +38,7 @@ impl Bench {
         Bench {
             db,
             now,
+            started_at: None,
             resp3: false,
             caps,
             #[cfg(feature = "host-params")]
@@ -57,6 +60,7 @@ impl Bench {
                 let mut ctx = Ctx {
                     db: &mut self.db,
                     now: self.now,
+                    started_at: self.started_at,
                     resp3: self.resp3,
                     caps: self.caps,
                     clients: &mut clients,

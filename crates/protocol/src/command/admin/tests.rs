@@ -74,7 +74,7 @@ fn server_text(now: i64, uptime: i64) -> String {
 #[test]
 fn info_sections() {
     let mut b = Bench::new(NOW);
-    b.db.started_at = Some(NOW - 196_500);
+    b.started_at = Some(NOW - 196_500);
     b.check("INFO keyspace", txt("# Keyspace\r\n"));
     b.check("INFO nosuch", txt(""));
     b.check("INFO nosuch other", txt(""));
@@ -115,7 +115,7 @@ fn info_sections() {
     b.run("SET c 3 PX 50000");
     b.run("SET d 4 PX 100001");
     b.check("INFO keyspace", txt("# Keyspace\r\ndb0:keys=4,expires=2,avg_ttl=75000,subexpiry=0\r\n"));
-    b.db.started_at = None;
+    b.started_at = None;
     b.check("INFO server", txt(&server_text(NOW, 0)));
 }
 
