@@ -100,7 +100,7 @@ find_server() {
         echo "$bin"
         return
     fi
-    echo "redis.sh: cannot find the $kind server ($hint)" >&2
+    echo "redis.sh: cannot find the $kind server ($hint; \`cargo xtask setup\` installs it in target/venv, whose bin/ must come first on PATH)" >&2
     exit 2
 }
 

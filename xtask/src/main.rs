@@ -2,12 +2,14 @@
 //!
 //! * `cargo xtask serve [--port N]` builds the playground and serves it on 127.0.0.1:8080;
 //! * `cargo xtask dist` writes the deployable static site to `dist/`;
-//! * `cargo xtask test` is the one command that runs every test (README and CI call it):
-//!   formatting, lints, the Rust test suites, the transcripts through the `streamlab` binary,
-//!   the lessons through `streamlab check lessons/`, the real-client suites against
-//!   `streamlab-server` (redis-cli, redis-py, the seed articles' own scripts, ioredis), the
-//!   browser suite against a fresh `dist/`, and the differential checks against real servers
-//!   (the oracles: Redis 8.2.3, and Redis 7.4 / Valkey 9 when installed, under faketime):
+//! * `cargo xtask setup` installs what the tests run with where it is missing (see setup.rs);
+//! * `cargo xtask test` is the one command that runs every test (README and CI call it): it
+//!   starts with `setup` (`--no-setup` skips it), then runs formatting, lints, the Rust test
+//!   suites, the transcripts through the `streamlab` binary, the lessons through `streamlab
+//!   check lessons/`, the real-client suites against `streamlab-server` (redis-cli, redis-py,
+//!   the seed articles' own scripts, ioredis), the browser suite against a fresh `dist/`, and
+//!   the differential checks against real servers (the oracles: Redis 8.2.3, and Redis 7.4 /
+//!   Valkey 9 when installed, under faketime):
 //!   every transcript and every lesson's golden trace, the page's export of sessions and
 //!   hostile share links through redis-cli (its output against the page's replies), then a bounded run of the random differential tester
 //!   (`crates/difftest`) comparing Redis 8.2.3 with a `streamlab-server`, and the malformed-RESP
@@ -22,16 +24,20 @@
 
 mod lint;
 mod serve;
+mod setup;
 mod shrink;
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode};
 
+use setup::WASM_TARGET;
+
 const USAGE: &str = "usage:
   cargo xtask serve [--port N]          build the playground and serve it on 127.0.0.1:8080
   cargo xtask dist                      write the static site to dist/
-  cargo xtask test [--no-oracle] [--no-clients] [--no-browser]
-                                        run every check (see README)
+  cargo xtask setup                     install what the tests need where it is missing
+  cargo xtask test [--no-setup] [--no-oracle] [--no-clients] [--no-browser]
+                                        set up, then run every check (see README)
   cargo xtask bench                     run the benchmarks and print their numbers
   cargo xtask lint                      check the wasm size rules (xtask/src/lint.rs)
   cargo xtask diff [ARGS...]            differential tester against a private Redis 8.2.3;
@@ -41,16 +47,18 @@ const USAGE: &str = "usage:
 const CI_DIFF_ARGS: &[&str] =
     &["--first-seed", "1", "--seeds", "200", "--commands", "1000", "--max-shrinks", "1", "--shrink-seconds", "120"];
 
-const WASM_TARGET: &str = "wasm32-unknown-unknown";
-
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let flag = |name: &str| args.iter().any(|a| a == name);
     let result = match args.first().map(String::as_str) {
-        Some("test") => test(flag("--no-oracle"), flag("--no-clients"), flag("--no-browser")),
-        Some("diff") => diff(&args[1..]),
+        Some("setup") => setup::setup(),
+        Some("test") => set_up(!flag("--no-setup"))
+            .and_then(|()| test(flag("--no-oracle"), flag("--no-clients"), flag("--no-browser"))),
+        // The differential tester needs the venv's Redis 8.2.3, the benchmarks Chromium and
+        // tests/browser's playwright-core.
+        Some("diff") => set_up(true).and_then(|()| diff(&args[1..])),
         Some("dist") => dist().map(|_| ()),
-        Some("bench") => bench(),
+        Some("bench") => set_up(true).and_then(|()| bench()),
         Some("lint") => wasm_rules(),
         Some("serve") => {
             let port = args.iter().position(|a| a == "--port").and_then(|i| args.get(i + 1));
@@ -85,6 +93,15 @@ fn wasm_rules() -> Result<(), String> {
     } else {
         Err(format!("{} place(s) break the wasm size rules (ARCHITECTURE.md, \"Wasm budget\")", found.len()))
     }
+}
+
+/// Runs `cargo xtask setup` when asked, then puts its venv first on PATH for what follows.
+fn set_up(install: bool) -> Result<(), String> {
+    if install {
+        setup::setup()?;
+    }
+    setup::use_venv();
+    Ok(())
 }
 
 /// `cargo xtask bench`: each benchmark prints its own numbers and the targets they meet or miss.
@@ -128,29 +145,13 @@ fn cargo() -> Command {
     Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()))
 }
 
-/// Adds the wasm32 target through rustup when it is missing.
-fn ensure_wasm_target() -> Result<(), String> {
-    let installed = Command::new("rustup")
-        .args(["target", "list", "--installed"])
-        .output()
-        .map(|out| String::from_utf8_lossy(&out.stdout).lines().any(|l| l.trim() == WASM_TARGET));
-    match installed {
-        Ok(true) => Ok(()),
-        Ok(false) => {
-            run("rustup target add wasm32-unknown-unknown", Command::new("rustup").args(["target", "add", WASM_TARGET]))
-        }
-        // No rustup: let cargo say whether the target is there.
-        Err(_) => Ok(()),
-    }
-}
-
 /// Builds the app and the grader for the browser and writes the static site to `dist/`: the
 /// page, its style sheet, the embedding kit (`embed.js`, `embed.html`, examples) and the
 /// wasm-bindgen output; the headless grader goes to `dist/grader/` with its typed wrapper.
 /// Returns the directory. With `STREAMLAB_KEEP_NAMES` set, the wasm keeps its function names,
 /// for reading browser profiles.
 fn dist() -> Result<PathBuf, String> {
-    ensure_wasm_target()?;
+    setup::wasm_target()?;
     // Two cargo runs, not one: in one run cargo would unify the features the app's
     // dependencies turn on (Yew, gloo, web-sys) into the grader's build. The crates below
     // streamlab-view still compile once.
@@ -415,9 +416,6 @@ fn clients(server: &Path) -> Result<(), String> {
         Command::new("python3").arg("tests/clients/seeds/run_seeds.py").arg("--server").arg(server),
     )?;
     let node = root().join("tests/clients/node");
-    if !node.join("node_modules/ioredis").exists() {
-        run("npm ci (ioredis)", Command::new("npm").args(["ci", "--no-audit", "--no-fund"]).current_dir(&node))?;
-    }
     run(
         "ioredis suite (node --test tests/clients/node)",
         Command::new("node").args(["--test", "test/"]).current_dir(&node).env("STREAMLAB_SERVER", server),
@@ -428,10 +426,6 @@ fn clients(server: &Path) -> Result<(), String> {
 /// budget script in headless Chromium, and prints the embedding kit's sizes.
 fn browser() -> Result<(), String> {
     dist()?;
-    let dir = root().join("tests/browser");
-    if !dir.join("node_modules").exists() {
-        run("npm ci (tests/browser)", Command::new("npm").args(["ci", "--no-audit", "--no-fund"]).current_dir(&dir))?;
-    }
     run("grader module in node (node --test tests/grader)", Command::new("node").args(["--test", "tests/grader/"]))?;
     run(
         "browser tests (node --test tests/browser)",
