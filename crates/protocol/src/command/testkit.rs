@@ -143,13 +143,3 @@ pub fn arity(name: &str) -> Reply {
 pub fn syntax() -> Reply {
     err("ERR syntax error")
 }
-
-/// `ERR value is not an integer or out of range`.
-pub fn not_int() -> Reply {
-    err("ERR value is not an integer or out of range")
-}
-
-/// The WRONGTYPE error.
-pub fn wrongtype() -> Reply {
-    err("WRONGTYPE Operation against a key holding the wrong kind of value")
-}
