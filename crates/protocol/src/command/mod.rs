@@ -17,8 +17,6 @@ pub mod groups;
 pub mod keys;
 pub mod read;
 pub mod streams;
-#[cfg(test)]
-pub(crate) mod testkit;
 
 /// What a data command may touch while it runs.
 pub struct Ctx<'a> {
