@@ -538,7 +538,7 @@ impl Session {
         Ctx {
             db: &mut self.state.db,
             now,
-            started_at: Some(self.state.started_at),
+            started_at: self.state.started_at,
             resp3,
             caps: self.caps,
             #[cfg(feature = "host-params")]

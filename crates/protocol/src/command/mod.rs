@@ -17,8 +17,6 @@ pub mod groups;
 pub mod keys;
 pub mod read;
 pub mod streams;
-#[cfg(test)]
-pub(crate) mod testkit;
 
 /// What a data command may touch while it runs.
 pub struct Ctx<'a> {
@@ -26,8 +24,8 @@ pub struct Ctx<'a> {
     pub db: &'a mut Keyspace,
     /// The command's single clock reading, in Unix milliseconds.
     pub now: i64,
-    /// When the session started (INFO's uptime); `None` reports no uptime.
-    pub started_at: Option<i64>,
+    /// When the session started (INFO's uptime counts from here).
+    pub started_at: i64,
     /// Whether the connection speaks RESP3 (some replies change shape).
     pub resp3: bool,
     /// The server profile the session answers as.

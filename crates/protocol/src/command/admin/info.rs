@@ -52,7 +52,7 @@ pub(super) fn info(ctx: &mut Ctx<'_>, args: &[Vec<u8>]) -> Result<Outcome, CmdEr
 fn server_section(ctx: &Ctx<'_>) -> String {
     let caps = ctx.caps;
     let valkey = caps.info == InfoStyle::Valkey;
-    let uptime = ctx.started_at.map_or(0, |start| (ctx.now - start).max(0) / 1000);
+    let uptime = (ctx.now - ctx.started_at).max(0) / 1000;
     let mut out = String::from("# Server\r\n");
     field(&mut out, "redis_version", caps.redis_version);
     if valkey {
