@@ -25,7 +25,8 @@ use std::hash::{DefaultHasher, Hash, Hasher};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
 use streamlab_engine::{Keyspace, StreamId, Value};
-use streamlab_protocol::{quote_bytes, Clock, Reply, Session, VIRTUAL_EPOCH_MS};
+use streamlab_protocol::console::command_line;
+use streamlab_protocol::{Clock, Reply, Session, VIRTUAL_EPOCH_MS};
 use streamlab_testkit::rng::Rng;
 
 /// One step of a run.
@@ -43,17 +44,7 @@ impl std::fmt::Display for Op {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
             Op::Execute(conn, args) => {
-                write!(f, "[conn {conn}]")?;
-                for arg in args {
-                    let plain = !arg.is_empty()
-                        && arg.iter().all(|&b| b.is_ascii_graphic() && !matches!(b, b'"' | b'\'' | b'\\'));
-                    if plain {
-                        write!(f, " {}", String::from_utf8_lossy(arg))?;
-                    } else {
-                        write!(f, " {}", quote_bytes(arg))?;
-                    }
-                }
-                Ok(())
+                write!(f, "[conn {conn}] {}", command_line(args))
             }
             Op::Advance(ms) => write!(f, "(clock advances {ms} ms)"),
             Op::Disconnect(conn) => write!(f, "(conn {conn} disconnects)"),

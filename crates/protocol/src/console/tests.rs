@@ -134,3 +134,11 @@ fn scripts_rebuild_the_session() {
     assert_eq!(again.script(), script);
     assert_eq!(command_line(&[b"a\"b".to_vec(), Vec::new(), b"x".to_vec()]), "\"a\\\"b\" \"\" x");
 }
+
+#[test]
+fn command_lines_split_back_into_their_arguments() {
+    for arg in [&b"abc"[..], b"", b" 8", b"5- -1", b"a\"b", b"it's", b"back\\slash", b"\x01\xff", b"(1-0"] {
+        let line = command_line(&[b"XADD".to_vec(), arg.to_vec()]);
+        assert_eq!(tokenize(line.as_bytes()).unwrap(), vec![b"XADD".to_vec(), arg.to_vec()], "{line}");
+    }
+}
