@@ -20,6 +20,7 @@
 //! `STREAMLAB_PROPTEST_SEEDS=N` runs N seeds (default 200), `STREAMLAB_PROPTEST_STEPS=N` sets
 //! the steps per seed (default 300), `STREAMLAB_PROPTEST_SEED=S` runs that one seed only.
 
+use std::convert::Infallible;
 use std::fmt::Write as _;
 use std::hash::{DefaultHasher, Hash, Hasher};
 use std::panic::{catch_unwind, AssertUnwindSafe};
@@ -28,6 +29,7 @@ use streamlab_engine::{Keyspace, StreamId, Value};
 use streamlab_protocol::console::command_line;
 use streamlab_protocol::{Clock, Reply, Session, VIRTUAL_EPOCH_MS};
 use streamlab_testkit::rng::Rng;
+use streamlab_testkit::shrink::ddmin;
 
 /// One step of a run.
 #[derive(Debug, Clone)]
@@ -852,29 +854,14 @@ fn generate(seed: u64, count: usize, stats: &mut Stats) -> Result<Vec<Op>, (Vec<
     }
 }
 
-/// Drops steps one at a time while the run still fails the same way.
-fn shrink(mut steps: Vec<Op>, mut failure: Failure) -> (Vec<Op>, Failure) {
+/// The steps cut after the failure, then shrunk while the run still fails the same way.
+fn shrink(mut steps: Vec<Op>, failure: &Failure) -> Vec<Op> {
     steps.truncate(failure.step + 1);
-    let mut progress = true;
-    while progress {
-        progress = false;
-        let mut i = steps.len();
-        while i > 0 {
-            i -= 1;
-            let mut candidate = steps.clone();
-            candidate.remove(i);
-            if let Err(f) = play(&candidate) {
-                if f.kind == failure.kind {
-                    candidate.truncate(f.step + 1);
-                    steps = candidate;
-                    failure = f;
-                    progress = true;
-                    i = i.min(steps.len());
-                }
-            }
-        }
-    }
-    (steps, failure)
+    let Ok(()) = ddmin(&mut steps, |candidate| {
+        let same = play(candidate).err().filter(|f| f.kind == failure.kind);
+        Ok::<_, Infallible>(same.map(|f| candidate[..=f.step].to_vec()))
+    });
+    steps
 }
 
 fn env_number(name: &str) -> Option<u64> {
@@ -892,7 +879,7 @@ fn random_command_sequences_keep_the_session_sound() {
     for seed in seeds {
         if let Err((steps, failure)) = generate(seed, count, &mut stats) {
             let original = failure.step + 1;
-            let (steps, _) = shrink(steps, failure);
+            let steps = shrink(steps, &failure);
             let failure = play_counting(&steps, &mut Stats::default(), true).expect_err("shrunk run fails");
             let mut report = format!(
                 "seed {seed}: {} at step {} of {original} (shrunk to {} steps; rerun with \
