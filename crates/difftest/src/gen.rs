@@ -14,7 +14,7 @@
 //! (`BLOCK 0` or an hour) and are woken by a later XADD, never by a timeout, and TTL/TIME/INFO
 //! are not generated.
 
-use crate::rng::Rng;
+use streamlab_testkit::rng::Rng;
 
 /// How many client connections a sequence uses.
 pub const CONNECTIONS: usize = 3;
@@ -163,20 +163,20 @@ impl Gen {
     /// Node limits first in half of the seeds (small nodes make `~` trimming and node
     /// accounting interesting), and a stream or two with a group to start from.
     fn prelude(&mut self) {
-        if self.rng.pct(50) {
-            let entries = *self.rng.pick(&["1", "2", "3", "5", "10"]);
-            let bytes = *self.rng.pick(&["0", "64", "100", "200", "4096"]);
+        if self.rng.chance(50) {
+            let entries = self.rng.pick(&["1", "2", "3", "5", "10"]);
+            let bytes = self.rng.pick(&["0", "64", "100", "200", "4096"]);
             self.push(0, cmd!["CONFIG", "SET", "stream-node-max-entries", entries, "stream-node-max-bytes", bytes]);
         }
         for _ in 0..self.rng.range(0, 4) {
-            let stream = self.rng.below(2) as usize;
+            let stream = self.rng.index(2);
             let args = self.xadd_simple(stream);
             self.push(0, args);
         }
         for key in &STREAM_KEYS[..2] {
             for group in ["g1", "g2"] {
-                if self.rng.pct(60) {
-                    let id = *self.rng.pick(&["0", "$"]);
+                if self.rng.chance(60) {
+                    let id = self.rng.pick(&["0", "$"]);
                     self.push(0, cmd!["XGROUP", "CREATE", key, group, id, "MKSTREAM"]);
                 }
             }
@@ -190,14 +190,14 @@ impl Gen {
             self.out.push(step);
             return;
         }
-        if self.rng.pct(3) {
+        if self.rng.chance(3) {
             self.transaction();
             return;
         }
-        if self.rng.pct(2) {
+        if self.rng.chance(2) {
             // Groups get destroyed, keys deleted and flushed: bring one back now and then.
-            let key = STREAM_KEYS[self.rng.below(2) as usize];
-            let (group, id) = (*self.rng.pick(&["g1", "g2"]), *self.rng.pick(&["0", "$"]));
+            let key = STREAM_KEYS[self.rng.index(2)];
+            let (group, id) = (self.rng.pick(&["g1", "g2"]), self.rng.pick(&["0", "$"]));
             let conn = self.conn();
             self.push(conn, cmd!["XGROUP", "CREATE", key, group, id, "MKSTREAM"]);
             return;
@@ -210,7 +210,7 @@ impl Gen {
 
     fn transaction(&mut self) {
         let conn = self.conn();
-        if self.rng.pct(15) {
+        if self.rng.chance(15) {
             let key = self.stream_key();
             self.push(conn, cmd!["WATCH", key]);
         }
@@ -230,14 +230,14 @@ impl Gen {
 
     /// Wrong arities and mixed-case keywords.
     fn mutate(&mut self, args: &mut Args) {
-        if self.rng.pct(3) && args.len() > 1 {
+        if self.rng.chance(3) && args.len() > 1 {
             let keep = self.rng.range(1, args.len() as u64 - 1) as usize;
             args.truncate(keep);
-        } else if self.rng.pct(2) {
-            let junk = *self.rng.pick(&["x", "1", "COUNT", "0-1"]);
+        } else if self.rng.chance(2) {
+            let junk = self.rng.pick(&["x", "1", "COUNT", "0-1"]);
             args.push(junk.as_bytes().to_vec());
         }
-        if self.rng.pct(5) {
+        if self.rng.chance(5) {
             for arg in args.iter_mut() {
                 if arg.len() > 1 && arg.iter().all(u8::is_ascii_uppercase) {
                     arg.make_ascii_lowercase();
@@ -272,7 +272,7 @@ impl Gen {
 
     /// A fresh id above the stream's last generated one (the model moves on).
     fn new_id(&mut self, key: &str) -> (u64, u64) {
-        let same_ms = self.rng.pct(45);
+        let same_ms = self.rng.chance(45);
         let (d_seq, d_ms, seq) = (1 + self.rng.below(2), 1 + self.rng.below(3), self.rng.below(3));
         let model = self.model(key);
         let (ms, last_seq) = model.last;
@@ -287,8 +287,8 @@ impl Gen {
 
     /// An id the stream probably holds (or held).
     fn known_id(&mut self, key: &str) -> (u64, u64) {
-        let use_known = self.rng.pct(80);
-        let roll = self.rng.next_u64();
+        let use_known = self.rng.chance(80);
+        let roll = self.rng.next();
         let model = self.model(key).clone();
         if use_known && !model.ids.is_empty() {
             model.ids[(roll % model.ids.len() as u64) as usize]
@@ -298,7 +298,7 @@ impl Gen {
     }
 
     fn quirky_id(&mut self) -> String {
-        let i = self.rng.below(self.quirky.len() as u64) as usize;
+        let i = self.rng.index(self.quirky.len());
         self.quirky[i].clone()
     }
 
@@ -338,30 +338,30 @@ impl Gen {
             4 => self.known_id(key).0.to_string(),
             _ => match self.rng.below(4) {
                 0 => format!("({}", self.known_id(key).0),
-                1 => (*self.rng.pick(&["(0-0", "(18446744073709551615-18446744073709551615", "(0", "(-", "(+"])).into(),
+                1 => self.rng.pick(&["(0-0", "(18446744073709551615-18446744073709551615", "(0", "(-", "(+"]).into(),
                 _ => self.quirky_id(),
             },
         }
     }
 
     fn small_int(&mut self, max: u64) -> String {
-        if self.rng.pct(8) {
-            (*self.rng.pick(&QUIRKY_INTEGERS)).into()
+        if self.rng.chance(8) {
+            self.rng.pick(&QUIRKY_INTEGERS).into()
         } else {
             self.rng.range(0, max).to_string()
         }
     }
 
     fn field(&mut self) -> String {
-        (*self.rng.pick(&["f", "f", "f", "g", "h", "name", "0", "123"])).into()
+        self.rng.pick(&["f", "f", "f", "g", "h", "name", "0", "123"]).into()
     }
 
     fn value(&mut self) -> String {
         match self.rng.weighted(&[60, 15, 8, 2, 2]) {
             0 => format!("v{}", self.rng.below(100)),
-            1 => (*self.rng.pick(&VALUE_INTEGERS)).into(),
+            1 => self.rng.pick(&VALUE_INTEGERS).into(),
             2 => {
-                let len = if self.rng.pct(80) { self.rng.range(20, 120) } else { self.rng.range(300, 1000) };
+                let len = if self.rng.chance(80) { self.rng.range(20, 120) } else { self.rng.range(300, 1000) };
                 "abcdefgh".repeat(len as usize / 8 + 1)[..len as usize].to_owned()
             }
             3 => String::new(),
@@ -376,17 +376,17 @@ impl Gen {
             args.push(f.into_bytes());
             args.push(v.into_bytes());
         }
-        if self.rng.pct(1) {
+        if self.rng.chance(1) {
             args.push(b"odd".to_vec());
         }
     }
 
     fn policy(&mut self) -> &'static str {
-        ["KEEPREF", "DELREF", "ACKED"][self.rng.below(3) as usize]
+        ["KEEPREF", "DELREF", "ACKED"][self.rng.index(3)]
     }
 
     fn count_option(&mut self, args: &mut Args, percent: u64, max: u64) {
-        if self.rng.pct(percent) {
+        if self.rng.chance(percent) {
             let n = self.small_int(max);
             args.push(b"COUNT".to_vec());
             args.push(n.into_bytes());
@@ -454,13 +454,13 @@ impl Gen {
     /// A plain valid XADD with a fresh id.
     fn shuffle<T>(&mut self, items: &mut [T]) {
         for i in (1..items.len()).rev() {
-            let j = self.rng.below(i as u64 + 1) as usize;
+            let j = self.rng.index(i + 1);
             items.swap(i, j);
         }
     }
 
     fn block_option(&mut self, opts: &mut Vec<Args>, percent: u64) -> bool {
-        if !self.rng.pct(percent) {
+        if !self.rng.chance(percent) {
             return false;
         }
         let timeout = ["0", "3600000", "-1", "1.5", "x"][self.rng.weighted(&[45, 40, 5, 5, 5])];
@@ -471,13 +471,13 @@ impl Gen {
     /// After a read that may block: an XADD to one of its streams from another connection a
     /// few steps later, so the reader is woken by data, never by a timeout.
     fn schedule_wake(&mut self, conn: usize, keys: &[&'static str]) {
-        if !self.rng.pct(85) {
+        if !self.rng.chance(85) {
             return;
         }
-        let key = *self.rng.pick(keys);
-        let other = (conn + 1 + self.rng.below(CONNECTIONS as u64 - 1) as usize) % CONNECTIONS;
-        let due = self.out.len() + 1 + self.rng.below(5) as usize;
-        let id = if key == "s3" && self.rng.pct(50) { "*".to_owned() } else { fmt_id(self.new_id(key)) };
+        let key = self.rng.pick(keys);
+        let other = (conn + 1 + self.rng.index(CONNECTIONS - 1)) % CONNECTIONS;
+        let due = self.out.len() + 1 + self.rng.index(5);
+        let id = if key == "s3" && self.rng.chance(50) { "*".to_owned() } else { fmt_id(self.new_id(key)) };
         let value = self.value();
         self.scheduled.push((due, Call { conn: other, args: cmd!["XADD", key, id, "f", value] }));
     }
@@ -490,18 +490,18 @@ impl Gen {
     fn xread(&mut self, conn: usize) -> Args {
         let keys = self.read_keys();
         let mut opts: Vec<Args> = Vec::new();
-        if self.rng.pct(35) {
+        if self.rng.chance(35) {
             let n = self.small_int(5);
             opts.push(cmd!["COUNT", n]);
         }
         let blocking = self.block_option(&mut opts, 10);
-        if self.rng.pct(2) {
-            opts.push(if self.rng.pct(50) { cmd!["GROUP", "g1", "alice"] } else { cmd!["NOACK"] });
+        if self.rng.chance(2) {
+            opts.push(if self.rng.chance(50) { cmd!["GROUP", "g1", "alice"] } else { cmd!["NOACK"] });
         }
         self.shuffle(&mut opts);
         let mut args = cmd!["XREAD"];
         args.extend(opts.into_iter().flatten());
-        if self.rng.pct(99) {
+        if self.rng.chance(99) {
             args.push(b"STREAMS".to_vec());
         }
         for key in &keys {
@@ -519,7 +519,7 @@ impl Gen {
             };
             args.push(id.into_bytes());
         }
-        if self.rng.pct(2) {
+        if self.rng.chance(2) {
             args.pop();
         }
         if blocking {

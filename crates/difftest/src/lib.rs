@@ -14,7 +14,6 @@
 pub mod bench;
 pub mod gen;
 pub mod normalize;
-pub mod rng;
 pub mod run;
 pub mod shrink;
 pub mod target;

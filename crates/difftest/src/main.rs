@@ -9,7 +9,8 @@ use streamlab_difftest::gen::{self, Call, CONNECTIONS};
 use streamlab_difftest::run::{run, show, Run};
 use streamlab_difftest::shrink::shrink;
 use streamlab_difftest::target::{self, Target};
-use streamlab_difftest::transcript::{command_line, render, Item, CONNECTION_NAMES};
+use streamlab_difftest::transcript::{render, Item, CONNECTION_NAMES};
+use streamlab_protocol::console::command_line;
 use streamlab_protocol::tokenize;
 
 const USAGE: &str = "\

@@ -1,15 +1,17 @@
 //! Shrinking a differing sequence to a small one that still differs (delta debugging).
 //!
 //! 1. cut everything after the first difference;
-//! 2. drop chunks of steps, halving the chunk size (ddmin), then single steps;
+//! 2. drop chunks of steps, halving the chunk size down to single steps (testkit's ddmin);
 //! 3. move every step to the first connection where that keeps the difference;
 //! 4. simplify arguments: drop one argument, shorten long values, replace numbers by 0 or 1;
-//! 5. drop single steps once more.
+//! 5. drop chunks and single steps once more, which the simpler steps may allow.
 //!
 //! Each candidate is run from a reset on both targets; "still differs" means any difference
 //! at all. The work stops when the time budget runs out, keeping the best sequence so far.
 
 use std::time::Instant;
+
+use streamlab_testkit::shrink::ddmin;
 
 use crate::gen::Call;
 use crate::run::run;
@@ -35,32 +37,17 @@ impl Shrinker<'_> {
         Ok(outcome.difference.map(|_| outcome.executed.into_iter().map(|o| o.step).collect()))
     }
 
-    fn ddmin(&mut self, mut steps: Vec<Call>) -> Result<Vec<Call>, String> {
-        let mut chunks = 2usize;
-        while steps.len() >= 2 && !self.out_of_time() {
-            let size = steps.len().div_ceil(chunks);
-            let mut reduced = false;
-            let mut start = 0;
-            while start < steps.len() && !self.out_of_time() {
-                let end = (start + size).min(steps.len());
-                let candidate: Vec<Call> = steps[..start].iter().chain(&steps[end..]).cloned().collect();
-                if let Some(kept) = self.fails(&candidate)? {
-                    steps = kept;
-                    reduced = true;
-                    // Same position now holds the next chunk.
-                } else {
-                    start = end;
-                }
+    /// [`ddmin`] under the time budget: running out of time ends it with the best so far.
+    fn drop_steps(&mut self, mut steps: Vec<Call>) -> Result<Vec<Call>, String> {
+        let mut error = None;
+        // `Err(())` stops the search; only a target's error is the shrink's.
+        let _ = ddmin(&mut steps, |candidate| {
+            if self.out_of_time() {
+                return Err(());
             }
-            if reduced {
-                chunks = chunks.saturating_sub(1).max(2);
-            } else if size <= 1 {
-                break;
-            } else {
-                chunks = (chunks * 2).min(steps.len());
-            }
-        }
-        Ok(steps)
+            self.fails(candidate).map_err(|e| error = Some(e))
+        });
+        error.map_or(Ok(steps), Err)
     }
 
     fn simplify_connections(&mut self, mut steps: Vec<Call>) -> Result<Vec<Call>, String> {
@@ -115,22 +102,6 @@ impl Shrinker<'_> {
         }
         Ok(steps)
     }
-
-    fn drop_single_steps(&mut self, mut steps: Vec<Call>) -> Result<Vec<Call>, String> {
-        let mut i = steps.len();
-        while i > 0 && !self.out_of_time() {
-            i -= 1;
-            if i >= steps.len() {
-                continue;
-            }
-            let mut candidate = steps.clone();
-            candidate.remove(i);
-            if let Some(kept) = self.fails(&candidate)? {
-                steps = kept;
-            }
-        }
-        Ok(steps)
-    }
 }
 
 /// Simpler forms of an argument, simplest first.
@@ -160,11 +131,10 @@ pub fn shrink(
     let Some(mut steps) = s.fails(steps)? else {
         return Err("the difference did not happen again on a second run (timing-dependent?)".into());
     };
-    steps = s.ddmin(steps)?;
-    steps = s.drop_single_steps(steps)?;
+    steps = s.drop_steps(steps)?;
     steps = s.simplify_connections(steps)?;
     steps = s.simplify_arguments(steps)?;
-    steps = s.drop_single_steps(steps)?;
+    steps = s.drop_steps(steps)?;
     Ok((steps, s.runs))
 }
 

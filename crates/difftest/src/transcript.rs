@@ -8,7 +8,8 @@
 //! transcript shows the value the virtual-clock StreamLab printed at the same place instead;
 //! `tests/oracle/compare.py` normalises the same values, so both checks accept the file.
 
-use streamlab_protocol::{format_reply, quote_bytes, Reply};
+use streamlab_protocol::console::command_line;
+use streamlab_protocol::{format_reply, Reply};
 
 use crate::normalize::is_placeholder;
 use crate::run::{Observed, Run};
@@ -16,21 +17,6 @@ use crate::run::{Observed, Run};
 /// Names of the connections in generated transcripts; the first is the console's default
 /// connection.
 pub const CONNECTION_NAMES: [&str; 3] = ["default", "c2", "c3"];
-
-/// An argument as it must be typed so that redis-cli's splitting gives it back.
-pub fn quote_arg(arg: &[u8]) -> String {
-    let plain = !arg.is_empty() && arg.iter().all(|&b| b.is_ascii_graphic() && !matches!(b, b'"' | b'\'' | b'\\'));
-    if plain {
-        String::from_utf8_lossy(arg).into_owned()
-    } else {
-        quote_bytes(arg)
-    }
-}
-
-/// A command line for the arguments.
-pub fn command_line(args: &[Vec<u8>]) -> String {
-    args.iter().map(|a| quote_arg(a)).collect::<Vec<_>>().join(" ")
-}
 
 /// `raw` with every normalised leaf (found by walking `norm` alongside) replaced by the leaf at
 /// the same place in `substitute`, when there is one.
@@ -112,15 +98,6 @@ fn print_replies(out: &mut String, observed: &Observed, twin: Option<&Observed>,
 #[cfg(test)]
 mod tests {
     use super::*;
-    use streamlab_protocol::tokenize;
-
-    #[test]
-    fn arguments_survive_the_console() {
-        for arg in [&b"abc"[..], b"", b" 8", b"5- -1", b"a\"b", b"it's", b"back\\slash", b"\x01\xff", b"(1-0"] {
-            let line = format!("XADD {}", quote_arg(arg));
-            assert_eq!(tokenize(line.as_bytes()).unwrap(), vec![b"XADD".to_vec(), arg.to_vec()], "{line}");
-        }
-    }
 
     #[test]
     fn merge_takes_substitutes_only_for_normalised_leaves() {

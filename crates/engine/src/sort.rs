@@ -86,19 +86,7 @@ fn permute<T>(items: &mut [T], order: &mut [usize]) {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    /// A fixed pseudo-random sequence (xorshift), so failures reproduce.
-    fn numbers(count: usize, seed: u64, modulo: u64) -> Vec<u64> {
-        let mut x = seed;
-        (0..count)
-            .map(|_| {
-                x ^= x << 13;
-                x ^= x >> 7;
-                x ^= x << 17;
-                x % modulo
-            })
-            .collect()
-    }
+    use streamlab_testkit::rng::Rng;
 
     #[test]
     fn sorts_like_the_standard_stable_sort() {
@@ -107,11 +95,8 @@ mod tests {
         {
             // (key, original position): a stable sort by key keeps positions ascending among
             // equal keys, which the standard library's stable sort gives too.
-            let items: Vec<(u64, usize)> = numbers(count, 88172645463325252 + count as u64, modulo)
-                .into_iter()
-                .enumerate()
-                .map(|(i, k)| (k, i))
-                .collect();
+            let mut rng = Rng::new(count as u64);
+            let items: Vec<(u64, usize)> = (0..count).map(|i| (rng.below(modulo), i)).collect();
             let mut ours = items.clone();
             sort_by_key(&mut ours, |&(key, _)| key);
             let mut theirs = items.clone();

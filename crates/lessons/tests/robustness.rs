@@ -9,11 +9,6 @@ use streamlab_lessons::{check_log, parse_lesson, parse_log, toml, validate::pars
 use streamlab_testkit::rng::Rng;
 use streamlab_testkit::text;
 
-/// A number below `n` (any `n`, zero included), as the mutations index.
-fn below(rng: &mut Rng, n: usize) -> usize {
-    rng.index(n.max(1))
-}
-
 /// Pieces that make TOML's tokens, its mistakes and multi-byte text.
 const PIECES: &[&str] = &[
     "\"",
@@ -88,25 +83,25 @@ fn read_all(text: &str) {
 
 fn mutate(rng: &mut Rng, text: &str) -> String {
     let mut bytes = text.as_bytes().to_vec();
-    let at = below(rng, bytes.len());
-    match below(rng, 4) {
+    let at = rng.index(bytes.len());
+    match rng.index(4) {
         0 => {
-            let piece = PIECES[below(rng, PIECES.len())];
+            let piece = rng.pick(PIECES);
             bytes.splice(at..at, piece.bytes());
         }
         1 => {
-            let end = (at + 1 + below(rng, 8)).min(bytes.len());
+            let end = (at + 1 + rng.index(8)).min(bytes.len());
             bytes.drain(at..end);
         }
         2 => {
             // A line repeated elsewhere: duplicate keys and tables.
             let lines: Vec<&str> = text.split_inclusive('\n').collect();
             let mut lines = lines.clone();
-            let copy = lines[below(rng, lines.len())];
-            lines.insert(below(rng, lines.len()), copy);
+            let copy = lines[rng.index(lines.len())];
+            lines.insert(rng.index(lines.len()), copy);
             bytes = lines.concat().into_bytes();
         }
-        _ => bytes[at] = PIECES[below(rng, PIECES.len())].as_bytes()[0],
+        _ => bytes[at] = rng.pick(PIECES).as_bytes()[0],
     }
     String::from_utf8_lossy(&bytes).into_owned()
 }
@@ -132,11 +127,11 @@ fn lesson_files_cut_and_mutated_never_panic() {
 fn random_text_never_panics() {
     let mut rng = Rng::new(0x9e37_79b9_7f4a_7c15);
     for _ in 0..4000 {
-        let text: String = (0..below(&mut rng, 16)).map(|_| PIECES[below(&mut rng, PIECES.len())]).collect();
+        let text: String = (0..rng.index(16)).map(|_| rng.pick(PIECES)).collect();
         read_all(&text);
         read_all(&format!("k = {text}"));
         read_all(&format!("[t]\nk = [{text}]\n[[t.u]]\n"));
-        let bytes: Vec<u8> = (0..below(&mut rng, 64)).map(|_| below(&mut rng, 256) as u8).collect();
+        let bytes: Vec<u8> = (0..rng.index(64)).map(|_| rng.below(256) as u8).collect();
         read_all(&String::from_utf8_lossy(&bytes));
     }
 }
@@ -147,7 +142,7 @@ fn hostile_unicode_anywhere_in_a_lesson_never_panics() {
     for (_, text) in &lesson_files() {
         for _ in 0..12 {
             // Spliced in at a character: inside strings, keys, table headers and lesson lines.
-            let at = (0..=below(&mut rng, text.len())).rev().find(|&at| text.is_char_boundary(at)).unwrap_or(0);
+            let at = (0..=rng.index(text.len())).rev().find(|&at| text.is_char_boundary(at)).unwrap_or(0);
             let (head, tail) = text.split_at(at);
             read_all(&format!("{head}{}{tail}", text::text(&mut rng, 12)));
         }
@@ -177,8 +172,8 @@ fn hostile_learner_logs_are_checked_without_panicking() {
         &["alice>", "bob>", "XADD", "XACK", "XGROUP", "CREATE", "jobs", "*", ">", ":as", "f", "v"];
     let mut rng = Rng::new(15);
     for _ in 0..150 {
-        let log: Vec<String> = (0..below(&mut rng, 6)).map(|_| text::line(&mut rng, VOCABULARY)).collect();
-        let task = below(&mut rng, lesson.tasks.len());
+        let log: Vec<String> = (0..rng.index(6)).map(|_| text::line(&mut rng, VOCABULARY)).collect();
+        let task = rng.index(lesson.tasks.len());
         // A verdict or a clean error (a task kind that is not checked by state), never a panic.
         let _ = check_log(&lesson, task, 0, &parse_log(&log.join("\n")));
     }

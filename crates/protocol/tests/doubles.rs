@@ -1,6 +1,7 @@
 //! `format_double` against doubles printed by the real Redis 8.2.3.
 
 use streamlab_protocol::format_double;
+use streamlab_testkit::rng::Rng;
 
 #[test]
 fn matches_redis_zscore_output() {
@@ -25,13 +26,13 @@ fn grisu_is_not_shortest() {
 
 #[test]
 fn every_output_reads_back_as_the_same_double() {
-    // xorshift64: random bit patterns cover denormals, huge and tiny exponents alike.
-    let mut x = 0x2545_f491_4f6c_dd1du64;
+    // Uniform random bit patterns cover denormals, NaNs, huge and tiny exponents alike (one
+    // pattern in 2048 has each extreme exponent).
+    let mut rng = Rng::new(0);
+    let mut denormals = 0;
     for _ in 0..200_000 {
-        x ^= x << 13;
-        x ^= x >> 7;
-        x ^= x << 17;
-        let d = f64::from_bits(x);
+        let d = f64::from_bits(rng.next());
+        denormals += usize::from(d.is_subnormal());
         let text = format_double(d);
         if d.is_nan() {
             assert_eq!(text, "nan");
@@ -40,4 +41,5 @@ fn every_output_reads_back_as_the_same_double() {
         let back: f64 = text.parse().expect("a number");
         assert_eq!(back.to_bits(), d.to_bits(), "{d:e} printed as {text}");
     }
+    assert!(denormals > 50, "{denormals} denormals");
 }

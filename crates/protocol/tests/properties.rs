@@ -21,13 +21,16 @@
 //! the steps per seed (default 300), `STREAMLAB_PROPTEST_SEED=S` runs that one seed only;
 //! `STREAMLAB_PROPTEST_STATS=1` prints what the run covered.
 
+use std::convert::Infallible;
 use std::fmt::Write as _;
 use std::hash::{DefaultHasher, Hash, Hasher};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
 use streamlab_engine::{Keyspace, StreamId, Value};
-use streamlab_protocol::{quote_bytes, Clock, Reply, Session, VIRTUAL_EPOCH_MS};
+use streamlab_protocol::console::command_line;
+use streamlab_protocol::{Clock, Reply, Session, VIRTUAL_EPOCH_MS};
 use streamlab_testkit::rng::Rng;
+use streamlab_testkit::shrink::ddmin;
 
 /// One step of a run.
 #[derive(Debug, Clone)]
@@ -44,17 +47,7 @@ impl std::fmt::Display for Op {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
             Op::Execute(conn, args) => {
-                write!(f, "[conn {conn}]")?;
-                for arg in args {
-                    let plain = !arg.is_empty()
-                        && arg.iter().all(|&b| b.is_ascii_graphic() && !matches!(b, b'"' | b'\'' | b'\\'));
-                    if plain {
-                        write!(f, " {}", String::from_utf8_lossy(arg))?;
-                    } else {
-                        write!(f, " {}", quote_bytes(arg))?;
-                    }
-                }
-                Ok(())
+                write!(f, "[conn {conn}] {}", command_line(args))
             }
             Op::Advance(ms) => write!(f, "(clock advances {ms} ms)"),
             Op::Disconnect(conn) => write!(f, "(conn {conn} disconnects)"),
@@ -862,29 +855,14 @@ fn generate(seed: u64, count: usize, stats: &mut Stats) -> Result<Vec<Op>, (Vec<
     }
 }
 
-/// Drops steps one at a time while the run still fails the same way.
-fn shrink(mut steps: Vec<Op>, mut failure: Failure) -> (Vec<Op>, Failure) {
+/// The steps cut after the failure, then shrunk while the run still fails the same way.
+fn shrink(mut steps: Vec<Op>, failure: &Failure) -> Vec<Op> {
     steps.truncate(failure.step + 1);
-    let mut progress = true;
-    while progress {
-        progress = false;
-        let mut i = steps.len();
-        while i > 0 {
-            i -= 1;
-            let mut candidate = steps.clone();
-            candidate.remove(i);
-            if let Err(f) = play(&candidate) {
-                if f.kind == failure.kind {
-                    candidate.truncate(f.step + 1);
-                    steps = candidate;
-                    failure = f;
-                    progress = true;
-                    i = i.min(steps.len());
-                }
-            }
-        }
-    }
-    (steps, failure)
+    let Ok(()) = ddmin(&mut steps, |candidate| {
+        let same = play(candidate).err().filter(|f| f.kind == failure.kind);
+        Ok::<_, Infallible>(same.map(|f| candidate[..=f.step].to_vec()))
+    });
+    steps
 }
 
 fn env_number(name: &str) -> Option<u64> {
@@ -902,7 +880,7 @@ fn random_command_sequences_keep_the_session_sound() {
     for seed in seeds {
         if let Err((steps, failure)) = generate(seed, count, &mut stats) {
             let original = failure.step + 1;
-            let (steps, _) = shrink(steps, failure);
+            let steps = shrink(steps, &failure);
             let failure = play_counting(&steps, &mut Stats::default(), true).expect_err("shrunk run fails");
             let mut report = format!(
                 "seed {seed}: {} at step {} of {original} (shrunk to {} steps; rerun with \

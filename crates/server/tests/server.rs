@@ -9,6 +9,7 @@ use std::time::{Duration, Instant};
 use common::{array, bulk, int, server, server_with, status, text, virtual_server, Client};
 use streamlab_protocol::Reply;
 use streamlab_server::{DebugAccess, Port};
+use streamlab_testkit::rng::Rng;
 
 #[test]
 fn ping_and_a_stream_round_trip() {
@@ -265,17 +266,11 @@ fn cross_protocol_scripting_is_refused_silently() {
 #[test]
 fn garbage_never_takes_the_server_down() {
     let server = server();
-    let mut seed = 0x2545_f491_4f6c_dd1du64;
+    const PIECES: [u8; 13] = [b'*', b'$', b'\r', b'\n', b'1', b'-', b'X', b'A', b'D', b' ', b'"', 0, b'9'];
+    let mut rng = Rng::new(0);
     for _ in 0..40 {
         let mut c = Client::connect(&server);
-        let mut bytes = Vec::new();
-        for _ in 0..2000 {
-            seed ^= seed << 13;
-            seed ^= seed >> 7;
-            seed ^= seed << 17;
-            let pick = [b'*', b'$', b'\r', b'\n', b'1', b'-', b'X', b'A', b'D', b' ', b'"', 0, b'9'];
-            bytes.push(pick[(seed % pick.len() as u64) as usize]);
-        }
+        let bytes: Vec<u8> = (0..2000).map(|_| PIECES[rng.index(PIECES.len())]).collect();
         c.send_raw(&bytes);
         let _ = c.has_reply_within(20);
     }

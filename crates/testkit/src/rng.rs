@@ -1,5 +1,6 @@
-//! A tiny deterministic random generator (xorshift64*), so property tests and benchmarks
-//! replay the same sequence from the same seed without a dependency.
+//! A tiny deterministic random generator (xorshift64*), so property tests, benchmarks and the
+//! differential tester replay the same sequence from the same seed on every machine and every
+//! Rust version, which a dependency could not promise.
 
 /// The generator.
 #[derive(Debug, Clone)]
@@ -30,6 +31,11 @@ impl Rng {
         (self.next() % len as u64) as usize
     }
 
+    /// A number in `lo..=hi` (`lo` <= `hi`).
+    pub fn range(&mut self, lo: u64, hi: u64) -> u64 {
+        lo + self.below(hi - lo + 1)
+    }
+
     /// True `percent` times in a hundred.
     pub fn chance(&mut self, percent: u64) -> bool {
         self.below(100) < percent
@@ -38,6 +44,18 @@ impl Rng {
     /// One of `items` (not empty).
     pub fn pick<'a, T: ?Sized>(&mut self, items: &[&'a T]) -> &'a T {
         items[self.index(items.len())]
+    }
+
+    /// An index into `weights`, each chosen in proportion to its weight (not all zero).
+    pub fn weighted(&mut self, weights: &[u64]) -> usize {
+        let mut roll = self.below(weights.iter().sum());
+        for (i, &w) in weights.iter().enumerate() {
+            if roll < w {
+                return i;
+            }
+            roll -= w;
+        }
+        unreachable!("the roll is below the sum of the weights")
     }
 }
 
@@ -52,5 +70,6 @@ mod tests {
         assert_ne!(Rng::new(0).next(), Rng::new(1).next());
         let mut r = Rng::new(3);
         assert!((0..1000).all(|_| r.below(10) < 10 && r.index(3) < 3));
+        assert!((0..1000).all(|_| (2..=4).contains(&r.range(2, 4)) && r.weighted(&[0, 3, 0]) == 1));
     }
 }

@@ -15,15 +15,15 @@ impl Gen {
             2 => opts.push(cmd!["GROUP", group]),
             _ => opts.push(cmd!["GROUP", group, consumer, "GROUP", "g2", "bob"]),
         }
-        if self.rng.pct(50) {
-            let n = if self.rng.pct(90) { self.rng.range(1, 5).to_string() } else { self.small_int(3) };
+        if self.rng.chance(50) {
+            let n = if self.rng.chance(90) { self.rng.range(1, 5).to_string() } else { self.small_int(3) };
             opts.push(cmd!["COUNT", n]);
         }
         let blocking = self.block_option(&mut opts, 10);
-        if self.rng.pct(10) {
+        if self.rng.chance(10) {
             opts.push(cmd!["NOACK"]);
         }
-        if self.rng.pct(40) {
+        if self.rng.chance(40) {
             self.shuffle(&mut opts);
         }
         let mut args = cmd!["XREADGROUP"];
@@ -44,7 +44,7 @@ impl Gen {
             };
             args.push(id.into_bytes());
         }
-        if self.rng.pct(2) {
+        if self.rng.chance(2) {
             args.pop();
         }
         if blocking {
@@ -68,21 +68,21 @@ impl Gen {
         let key = self.group_key();
         let group = self.group();
         let mut args = cmd!["XPENDING", key, group];
-        if self.rng.pct(35) {
+        if self.rng.chance(35) {
             return args;
         }
-        if self.rng.pct(25) {
-            let idle = *self.rng.pick(&["0", "-1", "3600000", "x"]);
+        if self.rng.chance(25) {
+            let idle = self.rng.pick(&["0", "-1", "3600000", "x"]);
             args.extend(cmd!["IDLE", idle]);
         }
         let (start, end) = (self.bound(key), self.bound(key));
-        let count = if self.rng.pct(90) { self.rng.range(0, 10).to_string() } else { self.small_int(5) };
+        let count = if self.rng.chance(90) { self.rng.range(0, 10).to_string() } else { self.small_int(5) };
         args.extend(cmd![start, end, count]);
-        if self.rng.pct(40) {
+        if self.rng.chance(40) {
             let consumer = self.consumer();
             args.push(consumer.as_bytes().to_vec());
         }
-        if self.rng.pct(3) {
+        if self.rng.chance(3) {
             args.push(b"extra".to_vec());
         }
         args
@@ -93,34 +93,34 @@ impl Gen {
         let (group, consumer, min_idle) = (self.group(), self.consumer(), self.min_idle());
         let mut args = cmd!["XCLAIM", key, group, consumer, min_idle];
         for _ in 0..self.rng.weighted(&[3, 60, 25, 12]) {
-            let id = if self.rng.pct(90) { fmt_id(self.known_id(key)) } else { self.quirky_id() };
+            let id = if self.rng.chance(90) { fmt_id(self.known_id(key)) } else { self.quirky_id() };
             args.push(id.into_bytes());
         }
         let mut opts: Vec<Args> = Vec::new();
-        if self.rng.pct(15) {
-            let idle = *self.rng.pick(&["0", "7200000", "100000000", "-5", "x"]);
+        if self.rng.chance(15) {
+            let idle = self.rng.pick(&["0", "7200000", "100000000", "-5", "x"]);
             opts.push(cmd!["IDLE", idle]);
         }
-        if self.rng.pct(10) {
-            let time = *self.rng.pick(&["0", "1000", "99999999999999", "-1", "x"]);
+        if self.rng.chance(10) {
+            let time = self.rng.pick(&["0", "1000", "99999999999999", "-1", "x"]);
             opts.push(cmd!["TIME", time]);
         }
-        if self.rng.pct(15) {
+        if self.rng.chance(15) {
             let n = self.small_int(5);
             opts.push(cmd!["RETRYCOUNT", n]);
         }
-        if self.rng.pct(20) {
+        if self.rng.chance(20) {
             opts.push(cmd!["FORCE"]);
         }
-        if self.rng.pct(20) {
+        if self.rng.chance(20) {
             opts.push(cmd!["JUSTID"]);
         }
-        if self.rng.pct(10) {
+        if self.rng.chance(10) {
             let id = self.any_id(key);
             opts.push(cmd!["LASTID", id]);
         }
-        if self.rng.pct(3) {
-            let junk = *self.rng.pick(&["FOO", "IDLE", "LASTID", "TIME"]);
+        if self.rng.chance(3) {
+            let junk = self.rng.pick(&["FOO", "IDLE", "LASTID", "TIME"]);
             opts.push(cmd![junk]);
         }
         self.shuffle(&mut opts);
@@ -131,30 +131,30 @@ impl Gen {
     pub(super) fn xautoclaim(&mut self) -> Args {
         let key = self.group_key();
         let (group, consumer, min_idle) = (self.group(), self.consumer(), self.min_idle());
-        let start = if self.rng.pct(30) { "0-0".to_owned() } else { self.bound(key) };
+        let start = if self.rng.chance(30) { "0-0".to_owned() } else { self.bound(key) };
         let mut args = cmd!["XAUTOCLAIM", key, group, consumer, min_idle, start];
-        if self.rng.pct(50) {
+        if self.rng.chance(50) {
             let n = match self.rng.weighted(&[85, 15]) {
                 0 => self.rng.range(1, 5).to_string(),
-                _ => (*self.rng.pick(&["0", "-1", "x", "576460752303423487", "576460752303423488"])).into(),
+                _ => self.rng.pick(&["0", "-1", "x", "576460752303423487", "576460752303423488"]).into(),
             };
             args.extend(cmd!["COUNT", n]);
         }
-        if self.rng.pct(25) {
+        if self.rng.chance(25) {
             args.push(b"JUSTID".to_vec());
         }
-        if self.rng.pct(3) {
-            let junk = *self.rng.pick(&["FOO", "COUNT"]);
+        if self.rng.chance(3) {
+            let junk = self.rng.pick(&["FOO", "COUNT"]);
             args.push(junk.as_bytes().to_vec());
         }
         args
     }
 
     pub(super) fn entries_read(&mut self) -> String {
-        if self.rng.pct(85) {
+        if self.rng.chance(85) {
             self.rng.range(0, 20).to_string()
         } else {
-            (*self.rng.pick(&["-1", "-2", "x", "1000"])).into()
+            self.rng.pick(&["-1", "-2", "x", "1000"]).into()
         }
     }
 
@@ -168,21 +168,21 @@ impl Gen {
                     1 => "0".into(),
                     2 => fmt_id(self.known_id(key)),
                     3 => self.quirky_id(),
-                    _ => (*self.rng.pick(&["-", "+"])).into(),
+                    _ => self.rng.pick(&["-", "+"]).into(),
                 };
                 let mut args = cmd!["XGROUP", "CREATE", key, group, id];
                 let mut opts: Vec<Args> = Vec::new();
-                if self.rng.pct(35) {
+                if self.rng.chance(35) {
                     opts.push(cmd!["MKSTREAM"]);
                 }
-                if self.rng.pct(20) {
+                if self.rng.chance(20) {
                     let n = self.entries_read();
                     opts.push(cmd!["ENTRIESREAD", n]);
                 }
-                if self.rng.pct(3) {
+                if self.rng.chance(3) {
                     opts.push(cmd!["MKSTREAM"]);
                 }
-                if self.rng.pct(3) {
+                if self.rng.chance(3) {
                     opts.push(cmd!["FOO"]);
                 }
                 self.shuffle(&mut opts);
@@ -195,14 +195,14 @@ impl Gen {
                     1 => "0".into(),
                     2 => fmt_id(self.known_id(key)),
                     3 => self.quirky_id(),
-                    _ => (*self.rng.pick(&["-", "+"])).into(),
+                    _ => self.rng.pick(&["-", "+"]).into(),
                 };
                 let mut args = cmd!["XGROUP", "SETID", key, group, id];
-                if self.rng.pct(40) {
+                if self.rng.chance(40) {
                     let n = self.entries_read();
                     args.extend(cmd!["ENTRIESREAD", n]);
                 }
-                if self.rng.pct(3) {
+                if self.rng.chance(3) {
                     args.push(b"FOO".to_vec());
                 }
                 args
@@ -227,7 +227,7 @@ impl Gen {
             0 => cmd!["XINFO", "STREAM", key],
             1 => {
                 let mut args = cmd!["XINFO", "STREAM", key, "FULL"];
-                if self.rng.pct(40) {
+                if self.rng.chance(40) {
                     let n = self.small_int(5);
                     args.extend(cmd!["COUNT", n]);
                 }

@@ -10,7 +10,7 @@ impl Gen {
         match self.rng.weighted(&[12, 6, 6, 4, 4, 18, 4, 3, 1, 1, 3, 3]) {
             0 => {
                 let (key, other) = (victim, self.stream_key());
-                if self.rng.pct(50) {
+                if self.rng.chance(50) {
                     cmd!["DEL", key]
                 } else {
                     cmd!["DEL", key, other]
@@ -22,20 +22,20 @@ impl Gen {
             }
             2 => cmd!["TYPE", key],
             3 => {
-                let pattern = *self.rng.pick(&["*", "s*", "s[12]", "?tr", "nomatch", "s\\1"]);
+                let pattern = self.rng.pick(&["*", "s*", "s[12]", "?tr", "nomatch", "s\\1"]);
                 cmd!["KEYS", pattern]
             }
             4 => {
                 let mut args = cmd!["SCAN", "0"];
-                if self.rng.pct(40) {
-                    let pattern = *self.rng.pick(&["*", "s*", "?tr"]);
+                if self.rng.chance(40) {
+                    let pattern = self.rng.pick(&["*", "s*", "?tr"]);
                     args.extend(cmd!["MATCH", pattern]);
                 }
-                if self.rng.pct(40) {
+                if self.rng.chance(40) {
                     args.extend(cmd!["COUNT", "1000"]);
                 }
-                if self.rng.pct(30) {
-                    let kind = *self.rng.pick(&["stream", "string", "list"]);
+                if self.rng.chance(30) {
+                    let kind = self.rng.pick(&["stream", "string", "list"]);
                     args.extend(cmd!["TYPE", kind]);
                 }
                 args
@@ -46,8 +46,8 @@ impl Gen {
                 let target = ["str", "s3", key][self.rng.weighted(&[90, 8, 2])];
                 let value = self.value();
                 let mut args = cmd!["SET", target, value];
-                if self.rng.pct(15) {
-                    let opt = *self.rng.pick(&["NX", "XX", "GET"]);
+                if self.rng.chance(15) {
+                    let opt = self.rng.pick(&["NX", "XX", "GET"]);
                     args.push(opt.as_bytes().to_vec());
                 }
                 args
@@ -55,10 +55,10 @@ impl Gen {
             6 => cmd!["GET", key],
             7 => cmd!["UNLINK", victim],
             8 => {
-                if self.rng.pct(80) {
+                if self.rng.chance(80) {
                     cmd!["FLUSHDB"]
                 } else {
-                    let mode = *self.rng.pick(&["SYNC", "ASYNC", "FOO"]);
+                    let mode = self.rng.pick(&["SYNC", "ASYNC", "FOO"]);
                     cmd!["FLUSHALL", mode]
                 }
             }
@@ -71,7 +71,7 @@ impl Gen {
     pub(super) fn config(&mut self) -> Args {
         match self.rng.weighted(&[35, 35, 15, 10, 5]) {
             0 => {
-                let n = *self.rng.pick(&["0", "1", "2", "3", "5", "100", "-1", "x"]);
+                let n = self.rng.pick(&["0", "1", "2", "3", "5", "100", "-1", "x"]);
                 cmd!["CONFIG", "SET", "stream-node-max-entries", n]
             }
             1 => {
@@ -82,12 +82,12 @@ impl Gen {
                 // `CONFIG SET stream-node-max-bytes 1024`, `XADD s 1-0 f v`,
                 // `CONFIG SET stream-node-max-bytes 200`, `XADD s 2-0 f <900 bytes>`,
                 // `XINFO STREAM s FULL`. Moving to no limit (0) or to 4096 and more never did.
-                let n = *self.rng.pick(&["0", "4096", "4kb", "8192", "-1", "x", "1gb"]);
+                let n = self.rng.pick(&["0", "4096", "4kb", "8192", "-1", "x", "1gb"]);
                 cmd!["CONFIG", "SET", "stream-node-max-bytes", n]
             }
             2 => cmd!["CONFIG", "SET", "stream-node-max-entries", "100", "stream-node-max-bytes", "4096"],
             3 => {
-                let param = *self.rng.pick(&["stream-node-max-entries", "stream-node-max-bytes", "stream-node-*"]);
+                let param = self.rng.pick(&["stream-node-max-entries", "stream-node-max-bytes", "stream-node-*"]);
                 cmd!["CONFIG", "GET", param]
             }
             _ => cmd!["CONFIG", "SET", "stream-node-max-entries"],
@@ -114,7 +114,7 @@ impl Gen {
             2 => cmd!["DBSIZE"],
             3 => {
                 // StreamLab has database 0 only; an index Redis refuses too.
-                let db = *self.rng.pick(&["0", "99", "x"]);
+                let db = self.rng.pick(&["0", "99", "x"]);
                 cmd!["SELECT", db]
             }
             4 => cmd!["XFOO", "s1"],

@@ -13,7 +13,7 @@ impl Gen {
     }
 
     pub(super) fn trim_options(&mut self, key: &str, opts: &mut Vec<Args>) {
-        let minid = self.rng.pct(40);
+        let minid = self.rng.chance(40);
         let mut group: Args = vec![if minid { b"MINID".to_vec() } else { b"MAXLEN".to_vec() }];
         match self.rng.weighted(&[45, 20, 35]) {
             0 => group.push(b"~".to_vec()),
@@ -21,24 +21,24 @@ impl Gen {
             _ => {}
         }
         let threshold = if minid {
-            if self.rng.pct(85) {
+            if self.rng.chance(85) {
                 fmt_id(self.known_id(key))
             } else {
                 self.quirky_id()
             }
-        } else if self.rng.pct(90) {
-            if self.rng.pct(90) {
+        } else if self.rng.chance(90) {
+            if self.rng.chance(90) {
                 self.rng.range(0, 10).to_string()
             } else {
                 self.rng.range(10, 200).to_string()
             }
         } else {
-            (*self.rng.pick(&QUIRKY_INTEGERS)).into()
+            self.rng.pick(&QUIRKY_INTEGERS).into()
         };
         group.push(threshold.into_bytes());
-        if self.rng.pct(18) {
+        if self.rng.chance(18) {
             group.push(b"LIMIT".to_vec());
-            let limit = if self.rng.pct(85) { self.rng.range(0, 5).to_string() } else { self.small_int(100) };
+            let limit = if self.rng.chance(85) { self.rng.range(0, 5).to_string() } else { self.small_int(100) };
             group.push(limit.into_bytes());
         }
         opts.push(group);
@@ -47,28 +47,28 @@ impl Gen {
     pub(super) fn xadd(&mut self) -> Args {
         let key = self.stream_key();
         let mut opts: Vec<Args> = Vec::new();
-        if self.rng.pct(7) {
+        if self.rng.chance(7) {
             opts.push(cmd!["NOMKSTREAM"]);
         }
-        if self.rng.pct(22) {
+        if self.rng.chance(22) {
             self.trim_options(key, &mut opts);
-            if self.rng.pct(3) {
+            if self.rng.chance(3) {
                 self.trim_options(key, &mut opts);
             }
         }
-        if self.rng.pct(10) {
+        if self.rng.chance(10) {
             let policy = self.policy();
             opts.push(cmd![policy]);
-            if self.rng.pct(5) {
+            if self.rng.chance(5) {
                 let policy = self.policy();
                 opts.push(cmd![policy]);
             }
         }
-        if self.rng.pct(2) {
-            let junk = *self.rng.pick(&["FOO", "LIMIT", "MAXLEN", "~"]);
+        if self.rng.chance(2) {
+            let junk = self.rng.pick(&["FOO", "LIMIT", "MAXLEN", "~"]);
             opts.push(cmd![junk]);
         }
-        if self.rng.pct(2) {
+        if self.rng.chance(2) {
             opts.push(cmd!["LIMIT", "2"]);
         }
         self.shuffle(&mut opts);
@@ -85,7 +85,7 @@ impl Gen {
             3 => fmt_id(self.known_id(key)),
             4 => self.quirky_top_id(key),
             5 if key == "s3" => "18446744073709551615-18446744073709551615".into(),
-            5 => (*self.rng.pick(&["0-0", "0", "0-*"])).into(),
+            5 => self.rng.pick(&["0-0", "0", "0-*"]).into(),
             _ => fmt_id(self.new_id(key)),
         };
         args.push(id.into_bytes());
@@ -97,13 +97,13 @@ impl Gen {
         let key = self.stream_key();
         let (start, end) = (self.bound(key), self.bound(key));
         let mut args =
-            if self.rng.pct(35) { cmd!["XREVRANGE", key, end, start] } else { cmd!["XRANGE", key, start, end] };
+            if self.rng.chance(35) { cmd!["XREVRANGE", key, end, start] } else { cmd!["XRANGE", key, start, end] };
         self.count_option(&mut args, 40, 5);
-        if self.rng.pct(5) {
+        if self.rng.chance(5) {
             self.count_option(&mut args, 100, 5);
         }
-        if self.rng.pct(3) {
-            let junk = *self.rng.pick(&["COUNT", "FOO", "LIMIT"]);
+        if self.rng.chance(3) {
+            let junk = self.rng.pick(&["COUNT", "FOO", "LIMIT"]);
             args.push(junk.as_bytes().to_vec());
         }
         args
@@ -126,25 +126,25 @@ impl Gen {
     pub(super) fn xtrim(&mut self) -> Args {
         let key = self.stream_key();
         let mut opts: Vec<Args> = Vec::new();
-        if self.rng.pct(95) {
+        if self.rng.chance(95) {
             self.trim_options(key, &mut opts);
         }
-        if self.rng.pct(25) {
+        if self.rng.chance(25) {
             let policy = self.policy();
             opts.push(cmd![policy]);
-            if self.rng.pct(5) {
+            if self.rng.chance(5) {
                 let policy = self.policy();
                 opts.push(cmd![policy]);
             }
         }
-        if self.rng.pct(4) {
-            let junk = *self.rng.pick(&["NOMKSTREAM", "FOO", "2", "LIMIT"]);
+        if self.rng.chance(4) {
+            let junk = self.rng.pick(&["NOMKSTREAM", "FOO", "2", "LIMIT"]);
             opts.push(cmd![junk]);
         }
-        if self.rng.pct(3) {
+        if self.rng.chance(3) {
             opts.push(cmd!["LIMIT", "0"]);
         }
-        if self.rng.pct(30) {
+        if self.rng.chance(30) {
             self.shuffle(&mut opts);
         }
         let mut args = cmd!["XTRIM", key];
@@ -161,15 +161,15 @@ impl Gen {
             _ => self.quirky_top_id(key),
         };
         let mut args = cmd!["XSETID", key, id];
-        if self.rng.pct(30) {
-            let n = if self.rng.pct(85) { self.rng.range(0, 40).to_string() } else { self.small_int(10) };
+        if self.rng.chance(30) {
+            let n = if self.rng.chance(85) { self.rng.range(0, 40).to_string() } else { self.small_int(10) };
             args.extend(cmd!["ENTRIESADDED", n]);
         }
-        if self.rng.pct(30) {
-            let id = if self.rng.pct(85) { fmt_id(self.known_id(key)) } else { self.quirky_id() };
+        if self.rng.chance(30) {
+            let id = if self.rng.chance(85) { fmt_id(self.known_id(key)) } else { self.quirky_id() };
             args.extend(cmd!["MAXDELETEDID", id]);
         }
-        if self.rng.pct(3) {
+        if self.rng.chance(3) {
             args.push(b"FOO".to_vec());
         }
         args
@@ -192,25 +192,25 @@ impl Gen {
         let mut block = cmd!["IDS", numids];
         block.extend(ids);
         let mut parts: Vec<Args> = Vec::new();
-        if self.rng.pct(98) {
+        if self.rng.chance(98) {
             parts.push(block);
         }
-        if self.rng.pct(55) {
+        if self.rng.chance(55) {
             let policy = self.policy();
             parts.push(cmd![policy]);
         }
-        if self.rng.pct(3) {
+        if self.rng.chance(3) {
             let policy = self.policy();
             parts.push(cmd![policy]);
         }
-        if self.rng.pct(3) {
+        if self.rng.chance(3) {
             let id = self.any_id(key);
             parts.push(cmd!["IDS", "1", id]);
         }
-        if self.rng.pct(2) {
+        if self.rng.chance(2) {
             parts.push(cmd!["FOO"]);
         }
-        if self.rng.pct(30) {
+        if self.rng.chance(30) {
             self.shuffle(&mut parts);
         }
         args.extend(parts.into_iter().flatten());

@@ -1,4 +1,5 @@
 use super::*;
+use streamlab_testkit::rng::Rng;
 
 #[test]
 fn clock_steps_are_exact_decimals_rounded_half_up() {
@@ -42,15 +43,13 @@ fn clock_steps_are_exact_decimals_rounded_half_up() {
         assert_eq!(parse_clock(step), ms, "{step:?}");
     }
     // Against exact integer arithmetic on the whole fraction, for random steps in every unit.
-    let mut seed = 0x2545_f491_4f6c_dd1du64;
+    let mut rng = Rng::new(0);
     for _ in 0..20_000 {
-        seed ^= seed << 13;
-        seed ^= seed >> 7;
-        seed ^= seed << 17;
-        let int = seed % 10u64.pow((seed >> 40) as u32 % 7);
-        let decimals = (seed >> 56) as u32 % 10;
-        let frac = (seed >> 20) % 10u64.pow(decimals);
-        let (unit, factor) = [("ms", 1u128), ("s", 1000), ("m", 60_000), ("h", 3_600_000)][(seed >> 8) as usize % 4];
+        let bits = rng.next();
+        let int = bits % 10u64.pow((bits >> 40) as u32 % 7);
+        let decimals = (bits >> 56) as u32 % 10;
+        let frac = (bits >> 20) % 10u64.pow(decimals);
+        let (unit, factor) = [("ms", 1u128), ("s", 1000), ("m", 60_000), ("h", 3_600_000)][(bits >> 8) as usize % 4];
         let text = format!("{int}.{frac:0>width$}{unit}", width = decimals as usize);
         let scale = 10u128.pow(decimals);
         let exact = ((u128::from(int) * scale + u128::from(frac)) * factor * 2 + scale) / (2 * scale);
@@ -133,4 +132,12 @@ fn scripts_rebuild_the_session() {
     assert_eq!(again.session().keyspace(), console.session().keyspace());
     assert_eq!(again.script(), script);
     assert_eq!(command_line(&[b"a\"b".to_vec(), Vec::new(), b"x".to_vec()]), "\"a\\\"b\" \"\" x");
+}
+
+#[test]
+fn command_lines_split_back_into_their_arguments() {
+    for arg in [&b"abc"[..], b"", b" 8", b"5- -1", b"a\"b", b"it's", b"back\\slash", b"\x01\xff", b"(1-0"] {
+        let line = command_line(&[b"XADD".to_vec(), arg.to_vec()]);
+        assert_eq!(tokenize(line.as_bytes()).unwrap(), vec![b"XADD".to_vec(), arg.to_vec()], "{line}");
+    }
 }

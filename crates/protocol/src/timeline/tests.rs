@@ -2,6 +2,7 @@
 
 use super::*;
 use crate::{Clock, Reply, VIRTUAL_EPOCH_MS};
+use streamlab_testkit::rng::Rng;
 
 fn args(line: &str) -> Vec<Vec<u8>> {
     line.split(' ').map(|a| a.as_bytes().to_vec()).collect()
@@ -206,24 +207,18 @@ fn a_bounded_history_forgets_old_steps_and_keeps_the_rest_exact() {
 
 #[test]
 fn any_seek_equals_replaying_from_the_start() {
-    let mut rng = 0x2545_f491_4f6c_dd1du64;
-    let mut next = move |n: u64| {
-        rng ^= rng << 13;
-        rng ^= rng >> 7;
-        rng ^= rng << 17;
-        rng % n
-    };
+    let mut rng = Rng::new(0);
     let mut t = Timeline::new(Session::new(Clock::Virtual(VIRTUAL_EPOCH_MS)));
     let c = 1;
     for i in 0..600u64 {
-        if next(40) == 0 && !t.branches().is_empty() {
-            let index = next(t.branches().len() as u64) as usize;
+        if rng.below(40) == 0 && !t.branches().is_empty() {
+            let index = rng.index(t.branches().len());
             assert!(t.switch_branch(index));
         }
-        match next(10) {
-            0 => drop(t.fill(b"s", next(300))),
-            1 => drop(t.advance(1 + next(1000) as i64)),
-            2 => t.seek(next(t.records().len() as u64 + 1) as usize),
+        match rng.below(10) {
+            0 => drop(t.fill(b"s", rng.below(300))),
+            1 => drop(t.advance(1 + rng.below(1000) as i64)),
+            2 => t.seek(rng.index(t.records().len() + 1)),
             3 => drop(t.execute(c, args("XTRIM s MAXLEN 50"))),
             _ => drop(t.execute(c, args(&format!("XADD s * n {i}")))),
         }
@@ -241,7 +236,7 @@ fn any_seek_equals_replaying_from_the_start() {
     assert_eq!(ids, (0..t.next_id).collect::<Vec<_>>(), "each step once: nothing lost, nothing copied");
     let steps: Vec<Step> = t.records().iter().map(|r| r.step.clone()).collect();
     for _ in 0..200 {
-        let position = next(steps.len() as u64 + 1) as usize;
+        let position = rng.index(steps.len() + 1);
         t.seek(position);
         let mut fresh = Session::new(Clock::Virtual(VIRTUAL_EPOCH_MS));
         for step in &steps[..position] {
