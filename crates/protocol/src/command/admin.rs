@@ -5,7 +5,7 @@
 
 use streamlab_engine::{canonical_i64, glob_match, StreamConfig};
 
-use super::{arg, available, is, lookup_in, rest, Clients, CommandSpec, Ctx, Outcome, Run, SubSpec};
+use super::{arg, available, is, lookup_in, rest, Clients, CommandSpec, Ctx, Outcome, Run, SubSpec, HELP_SUBCOMMAND};
 use crate::error::{CmdError, Msg};
 use crate::profile::{Capabilities, InfoStyle};
 use crate::reply::Reply;
@@ -93,13 +93,7 @@ pub const COMMANDS: &[CommandSpec] = &[
                 syntax: "",
                 summary: "Persists the effective configuration to file.",
             },
-            SubSpec {
-                name: "help",
-                since: "5.0.0",
-                arity: 2,
-                syntax: "",
-                summary: "Returns helpful text about the different subcommands.",
-            },
+            HELP_SUBCOMMAND,
         ],
         run: Run::Data(config),
     },
@@ -127,13 +121,7 @@ pub const COMMANDS: &[CommandSpec] = &[
                 syntax: "[command-name [command-name ...]]",
                 summary: "Returns information about one, multiple or all commands.",
             },
-            SubSpec {
-                name: "help",
-                since: "5.0.0",
-                arity: 2,
-                syntax: "",
-                summary: "Returns helpful text about the different subcommands.",
-            },
+            HELP_SUBCOMMAND,
         ],
         run: Run::Data(command),
     },

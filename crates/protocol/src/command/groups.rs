@@ -16,7 +16,7 @@ use super::read::{parse_read_args, streams_reply, ReadId};
 use super::streams::{outcome_code, PolicyIds};
 use super::{
     arg, entry_reply, fields_reply, id_reply, is, parse_bound, parse_int, parse_int_or, parse_strict_id,
-    parse_strict_ids, rest, Block, BoundKind, CommandSpec, Ctx, Outcome, Run, SubSpec,
+    parse_strict_ids, rest, Block, BoundKind, CommandSpec, Ctx, Outcome, Run, SubSpec, HELP_SUBCOMMAND,
 };
 use crate::error::{CmdError, Msg};
 use crate::reply::Reply;
@@ -61,7 +61,7 @@ pub const COMMANDS: &[CommandSpec] = &[
                 syntax: "key group consumer",
                 summary: "Deletes a consumer from a consumer group.",
             },
-            SubSpec { name: "help", since: "5.0.0", arity: 2, syntax: "", summary: "Returns helpful text about the different subcommands." },
+            HELP_SUBCOMMAND,
         ],
         run: Run::Data(xgroup),
     },
@@ -164,7 +164,7 @@ pub const COMMANDS: &[CommandSpec] = &[
                 syntax: "key group",
                 summary: "Returns a list of the consumers in a consumer group.",
             },
-            SubSpec { name: "help", since: "5.0.0", arity: 2, syntax: "", summary: "Returns helpful text about the different subcommands." },
+            HELP_SUBCOMMAND,
         ],
         run: Run::Data(xinfo),
     },

@@ -157,6 +157,15 @@ pub struct SubSpec {
     pub summary: &'static str,
 }
 
+/// The `HELP` subcommand every container command has, as Redis 5.0 introduced it.
+pub const HELP_SUBCOMMAND: SubSpec = SubSpec {
+    name: "help",
+    since: "5.0.0",
+    arity: 2,
+    syntax: "",
+    summary: "Returns helpful text about the different subcommands.",
+};
+
 /// A command's entry in the table.
 #[derive(Clone, Copy)]
 pub struct CommandSpec {
