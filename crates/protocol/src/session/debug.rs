@@ -24,9 +24,9 @@ pub(super) fn cross_protocol(args: &[Vec<u8>]) -> bool {
     is(&args[0], "post") || is(&args[0], "host:")
 }
 
-/// DEBUG STREAMLAB-CLOCK: the virtual clock's control.
-pub(super) fn controls_the_clock(args: &[Vec<u8>]) -> bool {
-    is(&args[0], "debug") && args.get(1).is_some_and(|sub| is(sub, "streamlab-clock"))
+/// Whether a call of `spec` is DEBUG STREAMLAB-CLOCK, the virtual clock's control.
+pub(super) fn controls_the_clock(spec: &crate::command::CommandSpec, args: &[Vec<u8>]) -> bool {
+    spec.session_cmd() == Some(SessionCmd::Debug) && args.get(1).is_some_and(|sub| is(sub, "streamlab-clock"))
 }
 
 impl Session {

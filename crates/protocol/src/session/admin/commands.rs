@@ -190,7 +190,7 @@ impl Session {
         // StreamLab's clock control is the world's time, not a client's command: a pause on a
         // virtual clock would otherwise never end.
         #[cfg(feature = "server")]
-        if crate::session::debug::controls_the_clock(args) {
+        if crate::session::debug::controls_the_clock(spec, args) {
             return false;
         }
         // EXEC waits when its transaction would write (observed on Redis 8.2.3).
