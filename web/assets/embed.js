@@ -22,12 +22,15 @@
   const KNOWN = [...Object.keys(CHOICES), ...FLAGS, ...TEXTS, 'setup', 'height', 'attempt'];
   const LESSON_MODES = ['lesson', 'quiz', 'player'];
   // On the element, the handle, and by message to a frame (embed-frame.js).
-  const METHODS = Object.freeze(['run', 'reset', 'undo', 'redo', 'getState', 'setState', 'exportScript', 'check']);
+  const METHODS = Object.freeze(['run', 'reset', 'undo', 'redo', 'getState', 'setState', 'exportScript', 'check', 'getReceipt']);
   // The element's events; a frame's message of any other type is not one.
   const EVENTS = Object.freeze(['ready', 'command', 'check', 'task-complete', 'quiz-answer', 'progress', 'lesson-complete', 'error']);
 
   let compiled = null;
   let instances = 0;
+  // What a receipt records (grader/receipt.js writes it, loaded when first asked for).
+  const RECORDED = ['ready', 'check', 'quiz-answer', 'task-complete', 'progress'];
+  let receipts = null;
   // Destroyed widgets' instances, for the next: a module record, memory included, lives on.
   const idle = [];
   /** A wasm instance per widget (compiled once), so a panic stops only its widget. The glue
@@ -252,7 +255,9 @@
         if (lesson) {
           for (const [key, value] of Object.entries({ lesson: lesson.text, file: lesson.file, hints: o.hints, solution: o.solution })) options.set(key, value);
           if (o.attempt !== undefined) options.set('attempt', o.attempt);
+          this.played = lesson.text;
         }
+        this.events = [];
         // A trapped instance's leftover timers may still call: only this start's count.
         this.widget = m.mount(root, options.toString(), (type, payload) => {
           if (generation === this.generation) this.emit(type, JSON.parse(payload));
@@ -387,6 +392,8 @@
         this.restoring = null;
         this.settle.ok(this.handle);
       }
+      // A passing Check is recorded with the session it judged (asked now: the learner moves on).
+      if (RECORDED.includes(type) && this.events) this.events.push({ type, detail, at: Date.now(), session: type === 'check' && detail.passed ? JSON.parse(this.widget.act('live')) : null });
       if (type === 'check' && this.checking) { this.checking(detail); this.checking = null; }
       if (type === 'command') {
         // `name> COMMAND` is reported as the command it ran on `name`.
@@ -528,10 +535,15 @@
         getState: () => (w.widget ? w.widget.getState() : w.saved ?? null),
         setState: (token) => w.call((e) => { e.setState(String(token)); w.save(); }),
         exportScript: () => (w.widget ? w.widget.exportScript() : ''),
+        getReceipt: () => w.call(async (e) => {
+          const live = JSON.parse(e.act('live'));
+          const m = await (receipts ??= import(new URL('grader/receipt.js', base).href));
+          return m.seal(await m.record(w.events, live, w.played, Date.now()));
+        }),
         check: () => w.call((e) => new Promise((done, fail) => {
           w.checking = done;
           w.checkFailed = fail;
-          e.check();
+          e.act('check');
         })),
       });
       return this.api;

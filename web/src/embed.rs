@@ -10,7 +10,9 @@
 use std::cell::RefCell;
 use std::rc::Rc;
 
-use streamlab_view::embed::{CommandEvent, EmbedOptions, ErrorEvent, Layout, Mode, ReadyEvent, SetupErrorEvent};
+use streamlab_view::embed::{
+    CommandEvent, EmbedOptions, ErrorEvent, Layout, Mode, ReadyEvent, SetupErrorEvent, TaskSession,
+};
 use streamlab_view::json;
 use streamlab_view::lesson::{describe, Progress, Tutor};
 use streamlab_view::{OutputKind, OutputView, Playground, SessionSpec, SnapshotView};
@@ -258,6 +260,7 @@ fn Embed(props: &EmbedProps) -> Html {
                 mode: shared.options.mode.name(),
                 profile: shared.lab.borrow().console().session().profile().to_string(),
                 lesson: lesson.as_ref().map(|l| l.view.id.clone()),
+                version: lesson.as_ref().map(|l| l.tutor.version()),
                 tasks: lesson.as_ref().map_or(0, |l| l.order.len()),
                 attempt: lesson.as_ref().map(|l| l.attempt),
                 variant: lesson.as_ref().map(|l| l.tutor.variant()),
@@ -446,10 +449,21 @@ impl Widget {
         Ok(())
     }
 
-    /// Check on the current task of a lesson (its events follow); throws outside a
-    /// reach-state task.
-    pub fn check(&self) -> Result<(), JsError> {
-        self.shared.lesson_step(PlayerAction::Check).map_err(|e| JsError::new(&e))
+    /// A lesson step by name, as embed.js takes them: `check` (a reach-state task; its
+    /// events follow) and `live` (JSON of `TaskSession`, the current task's session, for a
+    /// receipt). One entry point rather than one per step: each export costs the wasm its
+    /// glue. Throws in a widget without a lesson, or where the step cannot be taken.
+    pub fn act(&self, action: &str) -> Result<String, JsError> {
+        let Some(lesson) = self.shared.lesson.as_ref() else { return Err(JsError::new("this widget plays no lesson")) };
+        if action == "live" {
+            let lesson = lesson.borrow();
+            let (task, log) = (lesson.task(), self.shared.lab.borrow().console().log_since(lesson.start));
+            return Ok(json(&TaskSession { task, base: lesson.runs[task].base.clone(), log }));
+        }
+        match self.shared.lesson_step(PlayerAction::Check) {
+            Ok(()) => Ok(String::new()),
+            Err(error) => Err(JsError::new(&error)),
+        }
     }
 
     /// A redis-cli script that replays the session against a real server.

@@ -8,7 +8,8 @@
 use std::rc::Rc;
 
 use streamlab_view::embed::{
-    task_score, CheckEvent, ProgressEvent, QuizAnswerEvent, SolutionPolicy, TaskCompleteEvent, TASK_MAX,
+    question_score, task_max, task_score, CheckEvent, ProgressEvent, QuizAnswerEvent, SolutionPolicy,
+    TaskCompleteEvent, TASK_MAX,
 };
 use streamlab_view::lesson::{commands_since, Answer, LessonView, Progress, TaskKindView, Tutor};
 use streamlab_view::{json, Playground};
@@ -57,6 +58,10 @@ pub struct TaskRun {
     pub score: Option<u32>,
     /// Solved (in this visit, or in an earlier one the host saved).
     pub done: bool,
+    /// For a task that continued the learner's own session: the learner's logs of the earlier
+    /// tasks of its chain, from its first (`None` where that task started from the reference
+    /// solutions). With the task's own log it rebuilds the session a Check judged.
+    pub base: Vec<Option<String>>,
 }
 
 /// What a host lets the learner do.
@@ -190,13 +195,21 @@ impl LessonRun {
         let from = self.task();
         let at = at.min(self.order.len() - 1);
         let to = self.order[at];
-        if to == from + 1 && self.tutor.continues(to) {
+        let base = if to == from + 1 && self.tutor.continues(to) {
+            // The chain so far (the reference solutions where the task left did not continue
+            // the learner's own session), then the task left's log.
+            let mut base = if self.continued { self.runs[from].base.clone() } else { Vec::new() };
+            base.resize(from - self.tutor.chain_start(from), None);
+            base.push(Some(lab.console().log_since(self.start)));
             self.tutor.continue_into(to, lab);
             self.continued = true;
+            base
         } else {
             *lab = self.tutor.start(to)?;
             self.continued = false;
-        }
+            Vec::new()
+        };
+        self.runs[to].base = base;
         self.at = at;
         self.notice = None;
         self.start = lab.console().timeline().position();
@@ -340,7 +353,7 @@ impl LessonRun {
                 let complete = TaskCompleteEvent {
                     task: self.at,
                     lesson_task: task,
-                    score: u32::from(run.wrong == 0 && !run.solution),
+                    score: question_score(run.wrong, run.solution),
                     max: 1,
                     commands: 0,
                     par: 0,
@@ -428,7 +441,7 @@ impl LessonRun {
 
     /// The progress event (and `lesson-complete` the first time every task is done).
     fn progress_events(&mut self, events: &mut Events) {
-        let max_of = |i: usize| if is_question(&self.view.tasks[i].kind) { 1 } else { TASK_MAX };
+        let max_of = |i: usize| task_max(is_question(&self.view.tasks[i].kind));
         let progress = ProgressEvent {
             lesson: self.view.id.clone(),
             done: self.done(),

@@ -121,6 +121,8 @@ export interface TaskInfo {
   continues: boolean;
   /** The first task of its chain (the task itself unless it continues). */
   chainStart: number;
+  /** The most it scores in the player: 3 for a reach-state task, 1 for a question. */
+  max: number;
 }
 export interface LessonInfo {
   id: string; version: number; title: string; profile: string;
@@ -144,7 +146,7 @@ export class Lesson {
   constructor(toml: string, file?: string);
   readonly info: LessonInfo;
   /** A reach-state task against a log (`:as NAME`, `name> CMD`, `:clock +MS` lines). */
-  checkLog(task: number, log: string | string[], options?: { variant?: number; earlier?: (string | string[])[] }): Verdict;
+  checkLog(task: number, log: string | string[], options?: { variant?: number; earlier?: (string | string[] | null)[] }): Verdict;
   /** An option (number), options (number[]), a typed reply or number (string), or { order }. */
   checkAnswer(task: number, answer: number | number[] | string | { order: number[] }, options?: { variant?: number }): Answer;
   checkChoice(task: number, option: number | number[], options?: { variant?: number }): Answer;
@@ -158,3 +160,63 @@ export class Lesson {
   gradeTasks(logs: (string | string[] | null)[], options?: { variant?: number }): Grade;
   free(): void;
 }
+
+/** A task of a re-graded receipt. */
+export interface TaskCheck {
+  /** The task's index in the lesson file. */
+  task: number;
+  kind: 'reach-state' | 'question';
+  /** Solved, as the replay finds it. */
+  done: boolean;
+  /** The score the replay gives, the most the task scores, and what the receipt claims. */
+  score: number;
+  max: number;
+  claimed: number;
+  /** The browser's word: a replay cannot tell. */
+  hintsUsed: number;
+  solutionViewed: boolean;
+  /** State-changing commands in the checked log (reach-state tasks). */
+  commands: number;
+  /** The failing checks' messages, or the wrong answers' explanations. */
+  failed: string[];
+}
+
+/** What verifyReceipt found. */
+export interface ReceiptCheck {
+  /** No problem: the receipt is of this lesson file and its scores are what its work earns. */
+  valid: boolean;
+  /** Every reason not to trust it. */
+  problems: string[];
+  lesson?: string;
+  version?: number;
+  attempt?: number;
+  /** The variant the attempt picks (hidden unless 0). */
+  variant?: number;
+  profile?: string;
+  /** The widget's mode: "quiz" plays the questions only. */
+  mode?: string;
+  /** When the attempt started and when the receipt was made (Unix ms, the learner's clock). */
+  started?: number;
+  saved?: number;
+  /** The re-graded score, and the most the mode's tasks score. */
+  score?: number;
+  max?: number;
+  /** What the receipt claims (its maximum is absent before any task was done). */
+  claimed?: number;
+  claimedMax?: number | null;
+  /** Tasks solved, and tasks the mode plays. */
+  done?: number;
+  total?: number;
+  tasks: TaskCheck[];
+}
+
+/** Replays a receipt token against the lesson file (TOML) and re-derives its scores; with
+ * `null` for the lesson, what the receipt says of itself. Never throws for a bad receipt. */
+export function verifyReceipt(receipt: string, lessonToml: string | null): Promise<ReceiptCheck>;
+/** A receipt's text as a token, and back (throws on a damaged token); a text's fields. */
+export function seal(text: string): Promise<string>;
+export function openReceipt(token: string): Promise<string>;
+export function parseReceipt(text: string): object;
+/** The player's score rules: a solved reach-state task, a question answered right. */
+export function taskScore(commands: number, par: number, hints: number, solutionViewed: boolean): number;
+export function questionScore(wrong: number, solutionViewed: boolean): number;

@@ -8,6 +8,9 @@
 //
 // Everything the wasm answers is JSON; this wrapper parses it so callers get plain objects.
 import * as glue from './streamlab_grader.js';
+import { open, parse, digest } from './receipt.js';
+
+export { seal, open as openReceipt, parse as parseReceipt } from './receipt.js';
 
 const wasmUrl = new URL('./streamlab_grader_bg.wasm', import.meta.url);
 let loading = null;
@@ -156,11 +159,13 @@ export class Lesson {
   }
   /**
    * A reach-state task against a log. For a task that continues (`info.tasks[n].continues`),
-   * `earlier` are the learner's logs of the tasks before it in its chain, first task first.
+   * `earlier` are the learner's logs of the tasks before it in its chain, first task first
+   * (`null` for one the learner started from the reference solutions).
    */
   checkLog(task, log, { variant = 0, earlier } = {}) {
-    const logs = earlier === undefined ? undefined : earlier.map(lines);
-    return JSON.parse(this.#call((l) => l.checkLog(task, lines(log), variant, logs)));
+    const logs = earlier === undefined ? undefined : earlier.map((l) => (l == null ? '' : lines(l)));
+    const solved = earlier === undefined ? undefined : Uint32Array.from(earlier.flatMap((l, n) => (l == null ? [n] : [])));
+    return JSON.parse(this.#call((l) => l.checkLog(task, lines(log), variant, logs, solved)));
   }
   /**
    * Any question: a number (an option), an array of numbers (multiple choice), a string (a
@@ -209,4 +214,129 @@ export class Lesson {
   free() {
     if (!this.#own.dead) this.#own.inner.free();
   }
+}
+
+/** The player's score rules, from the wasm (one copy): a solved reach-state task, and a
+ * question answered right after `wrong` wrong tries. */
+export function taskScore(commands, par, hints, solutionViewed) {
+  const own = owner((g) => g);
+  return guarded(own, () => own.glue.taskScore(commands, par, hints, !!solutionViewed));
+}
+export function questionScore(wrong, solutionViewed) {
+  const own = owner((g) => g);
+  return guarded(own, () => own.glue.questionScore(wrong, !!solutionViewed));
+}
+
+/**
+ * Replays an attempt receipt (a `getReceipt()` token) against the lesson file it was played
+ * on and re-derives every score: `{ valid, problems, score, max, tasks, ... }`. A token that
+ * is damaged, of another lesson, version or file, on a variant its attempt does not pick, or
+ * whose scores its work does not earn, comes back `valid: false` with the reasons in
+ * `problems`; a bad receipt never throws. With `null` for the lesson, only what the receipt
+ * says of itself (which lesson to load). Only solved tasks score: work not checked (or
+ * answered right) in the browser earns nothing there either.
+ */
+export async function verifyReceipt(receipt, lessonToml) {
+  const problems = [];
+  let r;
+  try {
+    r = parse(await open(receipt));
+  } catch (error) {
+    return { valid: false, problems: [error.message], tasks: [] };
+  }
+  const out = {
+    valid: false, problems, lesson: r.lesson, version: r.version, attempt: r.attempt, variant: r.variant,
+    profile: r.profile, mode: r.mode, started: r.started, saved: r.saved, claimed: r.score, claimedMax: r.max, tasks: [],
+  };
+  if (lessonToml == null) {
+    problems.push('no lesson file was given to re-grade it against');
+    return out;
+  }
+  let lesson;
+  try {
+    lesson = new Lesson(lessonToml);
+  } catch (error) {
+    problems.push(`the lesson file does not parse (${error.message.split('\n')[0]})`);
+    return out;
+  }
+  try {
+    regrade(r, lesson, await digest(lessonToml), out);
+  } finally {
+    lesson.free();
+  }
+  out.valid = problems.length === 0;
+  return out;
+}
+
+function regrade(r, lesson, fileDigest, out) {
+  const { info } = lesson;
+  const problems = out.problems;
+  if (r.lesson !== info.id) problems.push(`the receipt is of lesson "${r.lesson}", not "${info.id}"`);
+  else if (r.version !== info.version) problems.push(`the receipt is of version ${r.version} of the lesson, this file is version ${info.version}`);
+  else if (r.digest !== fileDigest) problems.push('the lesson file differs from the one the attempt was played on (same id and version)');
+  const variant = r.attempt % Math.max(1, info.variants);
+  if (r.variant !== variant) problems.push(`attempt ${r.attempt} plays variant ${variant}, the receipt says ${r.variant}`);
+  out.variant = variant;
+  if (r.profile !== info.profile) problems.push(`the lesson plays on ${info.profile}, the receipt says ${r.profile}`);
+  if (!['lesson', 'player', 'quiz'].includes(r.mode)) problems.push(`unknown mode "${r.mode}"`);
+  if (r.saved < r.started) problems.push('the receipt was saved before the attempt started');
+  const played = info.tasks.map((t, n) => n).filter((n) => r.mode !== 'quiz' || info.tasks[n].kind !== 'reach-state');
+  r.tasks.forEach((t, i) => {
+    if (!played.includes(t.task)) problems.push(`task ${t.task} is not one this lesson plays in mode ${r.mode}`);
+    else if (r.tasks.findIndex((u) => u.task === t.task) !== i) problems.push(`task ${t.task} is recorded twice`);
+  });
+  let score = 0;
+  let max = 0;
+  let done = 0;
+  for (const n of played) {
+    const t = r.tasks.find((u) => u.task === n);
+    const graded = grade(lesson, n, variant, t);
+    if (graded.claimed !== graded.score) problems.push(`task ${n}: the receipt claims ${graded.claimed} of ${graded.max} points, its work earns ${graded.score}`);
+    if (t && t.done && !graded.done) problems.push(`task ${n}: the receipt says it is solved, the replay finds it is not`);
+    score += graded.score;
+    max += graded.max;
+    done += graded.done ? 1 : 0;
+    out.tasks.push(graded);
+  }
+  const claimed = r.tasks.reduce((sum, t) => sum + t.score, 0);
+  if (r.score !== claimed) problems.push(`the receipt's total (${r.score}) is not the sum of its tasks' scores (${claimed})`);
+  if (r.max != null && r.max !== max) problems.push(`the receipt's maximum is ${r.max}, the lesson's tasks score at most ${max}`);
+  Object.assign(out, { score, max, done, total: played.length });
+}
+
+/** One task re-graded from its record (none: not attempted). */
+function grade(lesson, n, variant, t) {
+  const kind = lesson.info.tasks[n].kind === 'reach-state' ? 'reach-state' : 'question';
+  const g = { task: n, kind, done: false, score: 0, max: lesson.info.tasks[n].max, claimed: t ? t.score : 0,
+    hintsUsed: t ? t.hints : 0, solutionViewed: !!(t && t.solution), commands: 0, failed: [] };
+  if (!t || !t.done) return g;
+  if (kind === 'reach-state') {
+    if (!t.reach) return { ...g, failed: ['the record holds no log'] };
+    try {
+      const v = lesson.checkLog(n, t.log, { variant, earlier: t.base.length ? t.base : undefined });
+      Object.assign(g, { done: v.passed, commands: v.commands, failed: v.failures.map((f) => f.message) });
+      if (v.passed) g.score = taskScore(v.commands, v.par, t.hints, t.solution);
+    } catch (error) {
+      g.failed.push(error.message);
+    }
+    return g;
+  }
+  let wrong = 0;
+  for (const a of t.answers) {
+    const answer = 'option' in a ? a.option : 'options' in a ? a.options : 'order' in a ? { order: a.order } : a.typed;
+    let answered;
+    try {
+      answered = lesson.checkAnswer(n, answer, { variant });
+    } catch (error) {
+      g.failed.push(error.message);
+      continue;
+    }
+    if (answered.correct) {
+      Object.assign(g, { done: true, score: questionScore(wrong, t.solution) });
+      break;
+    }
+    wrong++;
+    g.failed.push(answered.why);
+  }
+  return g;
 }

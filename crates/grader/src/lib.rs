@@ -42,6 +42,20 @@ fn grow_ahead() {
     }
 }
 
+/// A solved reach-state task's score in the player: 3, one less for hints, one less for more
+/// state-changing commands than par, 1 whenever the solution was shown.
+#[wasm_bindgen(js_name = taskScore)]
+pub fn task_score(commands: usize, par: usize, hints: usize, solution_viewed: bool) -> u32 {
+    streamlab_view::embed::task_score(commands, par, hints, solution_viewed)
+}
+
+/// A question's score once answered right: 1 when no answer before was wrong and the reply
+/// was not shown first.
+#[wasm_bindgen(js_name = questionScore)]
+pub fn question_score(wrong: usize, solution_viewed: bool) -> u32 {
+    streamlab_view::embed::question_score(wrong, solution_viewed)
+}
+
 /// A console session with no UI.
 #[wasm_bindgen]
 #[derive(Debug)]
@@ -125,7 +139,8 @@ impl GraderLesson {
     /// Checks a reach-state task against a learner's log (a command file: `:as NAME`,
     /// `name> COMMAND`, `:clock +MS`, one per line) on a variant; JSON of the verdict. For a
     /// task that continues, `earlier` holds the learner's logs of the earlier tasks of its
-    /// chain (from its first task on); without them those tasks' reference solutions are used.
+    /// chain (from its first task on); without them those tasks' reference solutions are used,
+    /// as they are for the places `solved` lists (a task the learner did not play before it).
     #[wasm_bindgen(js_name = checkLog)]
     pub fn check_log(
         &self,
@@ -133,10 +148,12 @@ impl GraderLesson {
         log: &str,
         variant: usize,
         earlier: Option<Vec<String>>,
+        solved: Option<Vec<u32>>,
     ) -> Result<String, JsError> {
+        let solved = solved.unwrap_or_default();
         let mut logs = Vec::new();
-        for earlier in earlier.unwrap_or_default() {
-            logs.push(parse_log(&earlier));
+        for (n, earlier) in earlier.unwrap_or_default().iter().enumerate() {
+            logs.push((!solved.contains(&(n as u32))).then(|| parse_log(earlier)));
         }
         // Matches, not `map`/`map_err`: each combinator is its own instance in the wasm.
         match check_chain(&self.lesson, task, variant, &logs, &parse_log(log)) {

@@ -130,12 +130,12 @@ impl Lesson {
 
     /// Like [`task_start`](Self::task_start), with the learner's own logs for the earlier
     /// tasks of the chain (`earlier[0]` for its first task, and so on) instead of their
-    /// reference solutions; tasks without a log use the solution.
+    /// reference solutions; tasks without a log (`None`, or past the end) use the solution.
     pub fn task_start_with(
         &self,
         task: usize,
         variant: usize,
-        earlier: &[Vec<LogLine>],
+        earlier: &[Option<Vec<LogLine>>],
     ) -> Result<Console, CheckError> {
         self.task(task)?;
         let v = self.variant(variant)?;
@@ -153,7 +153,7 @@ impl Lesson {
             }
             // What the learner typed during an earlier task of the chain carries on, whatever
             // the task's kind: the player keeps the console from question to question too.
-            match (earlier.get(t - first), &this.kind) {
+            match (earlier.get(t - first).and_then(Option::as_ref), &this.kind) {
                 (Some(log), TaskKind::ReachState(goal)) => {
                     run(&mut console, log, &[goal], None);
                 }
@@ -259,13 +259,13 @@ pub fn check_log(lesson: &Lesson, task: usize, variant: usize, log: &[LogLine]) 
 }
 
 /// Like [`check_log`], for a task that continues: `earlier` are the learner's logs of the
-/// earlier tasks of its chain, from its first task on, so the task starts from the learner's
-/// own state.
+/// earlier tasks of its chain, from its first task on (`None` where that task started from
+/// the reference solutions), so the task starts from the learner's own state.
 pub fn check_chain(
     lesson: &Lesson,
     task: usize,
     variant: usize,
-    earlier: &[Vec<LogLine>],
+    earlier: &[Option<Vec<LogLine>>],
     log: &[LogLine],
 ) -> Result<Verdict, CheckError> {
     let goal = lesson.goal(task)?;

@@ -185,6 +185,8 @@ pub struct ReadyEvent {
     pub profile: String,
     /// The lesson's id (lesson modes).
     pub lesson: Option<String>,
+    /// The lesson's version (lesson modes).
+    pub version: Option<u32>,
     /// The tasks the widget plays (lesson modes; quiz mode plays only the questions).
     pub tasks: usize,
     /// The attempt (lesson modes): with the lesson it fixes the variant and the order options
@@ -244,6 +246,21 @@ pub fn task_score(commands: usize, par: usize, hints_used: usize, solution_viewe
     TASK_MAX - u32::from(hints_used > 0) - u32::from(commands > par)
 }
 
+/// The most a task scores: [`TASK_MAX`] for a reach-state task, 1 for a question.
+pub fn task_max(question: bool) -> u32 {
+    if question {
+        1
+    } else {
+        TASK_MAX
+    }
+}
+
+/// A question's score once it is answered right: 1 when no answer before was wrong and its
+/// reply was not shown first.
+pub fn question_score(wrong: usize, solution_viewed: bool) -> u32 {
+    u32::from(wrong == 0 && !solution_viewed)
+}
+
 /// The `check` event: Check on a reach-state task.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct CheckEvent {
@@ -264,6 +281,21 @@ pub struct CheckEvent {
     pub commands: usize,
     /// The task's par.
     pub par: usize,
+}
+
+/// The session of the task being played, as a receipt records it (after a passing Check,
+/// and for the task left unfinished): what re-grades it with the grader's `checkLog`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct TaskSession {
+    /// The task's index in the lesson file.
+    pub task: usize,
+    /// For a task that continued the learner's own session, the logs of the earlier tasks of
+    /// its chain it continued from, first task first (`null` where one started from the
+    /// reference solutions; empty when the task did not continue): `checkLog`'s `earlier`.
+    pub base: Vec<Option<String>>,
+    /// What the learner ran since the task started, one console line per line (`name>
+    /// COMMAND`, `:clock +MS`).
+    pub log: String,
 }
 
 /// The `task-complete` event.

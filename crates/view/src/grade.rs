@@ -272,6 +272,8 @@ pub struct TaskInfo {
     /// that task on are its earlier work.
     #[serde(rename = "chainStart")]
     pub chain_start: usize,
+    /// The most it scores in the player (see `embed::task_score`).
+    pub max: u32,
 }
 
 /// A lesson's outline, without its answers.
@@ -302,6 +304,7 @@ pub fn outline(l: &Lesson) -> LessonInfo {
                     multiple,
                     continues: t.continues,
                     chain_start,
+                    max: crate::embed::task_max(par.is_none()),
                 }
             })
             .collect(),

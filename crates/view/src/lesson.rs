@@ -266,6 +266,11 @@ impl Tutor {
         self.lesson.version
     }
 
+    /// The first task of the chain task `task` belongs to (itself unless it continues).
+    pub fn chain_start(&self, task: usize) -> usize {
+        *self.lesson.chain(task).start()
+    }
+
     /// Which variant is played (0: the lesson as written).
     pub fn variant(&self) -> usize {
         self.variant

@@ -84,6 +84,37 @@ impl Console {
     }
 }
 
+impl Console {
+    /// The applied steps from timeline position `start` on, as a log: one line each, a command
+    /// as `name> COMMAND` on the connection that ran it, a clock move as `:clock +MS`. What a
+    /// learner did since a task started, in the form the lesson checker replays (a closed
+    /// connection is a `#` comment: the QUIT or CLIENT KILL before it closes it again). No line
+    /// holds a line break: arguments with one are quoted.
+    pub fn log_since(&self, start: usize) -> String {
+        let records = self.timeline.records().iter().take(self.timeline.position());
+        let mut time = self.timeline.start_time();
+        let mut log = String::new();
+        // One pass (no slicing: each range check is a panic path in the wasm); the clock
+        // moves before `start` set the time the first line's move counts from.
+        for (n, record) in records.enumerate() {
+            if n >= start {
+                if !log.is_empty() {
+                    log.push('\n');
+                }
+                if let Step::Execute { conn, .. } = record.step {
+                    log.push_str(&self.label(conn));
+                    log.push_str("> ");
+                }
+                log.push_str(&self.step_line(&record.step, time));
+            }
+            if let Step::AdvanceTo { now } = record.step {
+                time = now;
+            }
+        }
+        log
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -135,5 +166,20 @@ mod tests {
         }
         assert!(console.timeline().forgotten() > 0);
         assert_eq!(console.script(), afresh(&console));
+    }
+
+    #[test]
+    fn the_log_since_a_step_names_each_line_s_connection_and_clock_moves() {
+        let mut console = Console::default();
+        for line in ["XADD s 1-0 a 1", ":clock +1500", "bob> XADD s 2-0 b \"two words\"", ":clock +7", "XLEN s"] {
+            console.run(line);
+        }
+        assert_eq!(console.log_since(1), ":clock +1500\nbob> XADD s 2-0 b \"two words\"\n:clock +7\nbob> XLEN s");
+        assert_eq!(console.log_since(3), ":clock +7\nbob> XLEN s", "the clock before the range counts");
+        assert!(console.undo());
+        assert_eq!(console.log_since(3), ":clock +7", "only applied steps");
+        assert!(console.log_since(99).is_empty());
+        console.run("XADD s 3-0 \"line\nbreak\" v");
+        assert_eq!(console.log_since(4), "bob> XADD s 3-0 \"line\\nbreak\" v", "one line a step");
     }
 }
