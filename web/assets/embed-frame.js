@@ -32,6 +32,8 @@
     if (key === 'setup') raw.setup = (raw.setup || []).concat(value.split('\n'));
     else raw[key] = value;
   }
+  // Statements are sent from the course page by embed.js; the frame has no part in them.
+  if ('xapi-base' in raw) problems.push('xapi-base needs embed.js in the course page: a bare iframe sends no xAPI statements');
   // A page lazy-loads the frame itself.
   if (raw.loading === undefined) raw.loading = 'eager';
   const element = document.getElementById('widget');

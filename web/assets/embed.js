@@ -19,12 +19,14 @@
   };
   const FLAGS = ['hints', 'autoresize'];
   const TEXTS = ['lesson', 'profile', 'state', 'key'];
-  const KNOWN = [...Object.keys(CHOICES), ...FLAGS, ...TEXTS, 'setup', 'height', 'attempt'];
+  // For xapi.js, which checks them; the page keeps them (the LRS's credentials stay in it).
+  const XAPI = ['xapi-base', 'lrs-endpoint', 'lrs-auth', 'actor', 'registration', 'mastery'];
+  const KNOWN = [...Object.keys(CHOICES), ...FLAGS, ...TEXTS, 'setup', 'height', 'attempt', ...XAPI];
   const LESSON_MODES = ['lesson', 'quiz', 'player'];
   // On the element, the handle, and by message to a frame (embed-frame.js).
   const METHODS = Object.freeze(['run', 'reset', 'undo', 'redo', 'getState', 'setState', 'exportScript', 'check', 'getReceipt']);
   // The element's events; a frame's message of any other type is not one.
-  const EVENTS = Object.freeze(['ready', 'command', 'check', 'task-complete', 'quiz-answer', 'progress', 'lesson-complete', 'error']);
+  const EVENTS = Object.freeze(['ready', 'command', 'check', 'task-complete', 'quiz-answer', 'progress', 'lesson-complete', 'error', 'xapi']);
 
   let compiled = null;
   let instances = 0;
@@ -51,6 +53,19 @@
     });
   }
 
+  let xapi = null;
+  /** xapi.js, loaded once from StreamLab's host when a widget asks for statements. */
+  function loadXapi() {
+    xapi ??= window.StreamLabXAPI ? Promise.resolve(window.StreamLabXAPI) : new Promise((ok, fail) => {
+      const tag = el('script');
+      tag.src = new URL('xapi.js', base).href;
+      tag.onload = () => ok(window.StreamLabXAPI);
+      tag.onerror = () => fail(new Error(`${tag.src} could not be loaded: no xAPI statements are sent`));
+      document.head.append(tag);
+    });
+    return xapi;
+  }
+
   function flag(value) {
     if (value === true || value === '' || value === 'true') return true;
     if (value === false || value === 'false') return false;
@@ -61,8 +76,10 @@
   function normalise(raw, inline) {
     const o = { mode: 'sandbox', theme: 'auto', loading: 'lazy', solution: 'confirm', persist: 'none', layout: 'both', hints: true, autoresize: true, setup: [] };
     const problems = [];
-    for (const [key, value] of Object.entries(raw)) {
+    for (let [key, value] of Object.entries(raw)) {
       if (value === undefined || value === null) continue;
+      // create()'s xapiBase is the tag's xapi-base.
+      key = key.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`);
       if (!KNOWN.includes(key)) {
         problems.push(`unknown option "${key}" (options: ${KNOWN.join(', ')})`);
       } else if (CHOICES[key]) {
@@ -87,7 +104,7 @@
         else if (/^\d+(\.\d+)?(px|em|rem|vh|svh|dvh)$/.test(v)) o.height = v;
         else problems.push(`height must be a length such as 420 or 30rem, not "${value}"`);
       } else {
-        o[key] = String(value);
+        o[key] = key === 'actor' && typeof value === 'object' ? JSON.stringify(value) : String(value);
       }
     }
     if (o.height) o.autoresize = false;
@@ -165,6 +182,9 @@
       }
       if (o.persist === 'local' && !frame && !o.key && !host.id) {
         console.warn('StreamLab: persist="local" without an id or key: the save is named by the options and place, and editing the page loses it', host);
+      }
+      if (o['xapi-base'] !== undefined) {
+        this.tracker = loadXapi().then((x) => x.attach(this), (error) => { this.dispatch('error', { message: messageOf(error) }); return null; });
       }
       this.observeSize();
       if (o.loading === 'eager') {
@@ -326,7 +346,9 @@
             if (o.persist === 'local') {
               for (const key of this.savedKeys()) try { const value = localStorage.getItem(key); if (value !== null) stored[key] = value; } catch { /* storage off */ }
             }
-            this.post('init', { options: { ...o, state, loading: 'eager', key: this.name(), height: o.height && '100vh' }, lesson: given, stored });
+            // xapi.js runs in this page: the xAPI options (the LRS's credentials) stay here.
+            const kept = Object.fromEntries(XAPI.map((k) => [k]));
+            this.post('init', { options: { ...o, ...kept, state, loading: 'eager', key: this.name(), height: o.height && '100vh' }, lesson: given, stored });
           } catch (error) { this.fail(messageOf(error)); }
         } else if (m.type === 'state') {
           this.latest = p;
@@ -379,6 +401,9 @@
 
     dispatch(type, detail) {
       this.host.dispatchEvent(new CustomEvent(type, { bubbles: true, composed: true, detail }));
+      // Statements are timed by when the event was raised, not when xapi.js got to it.
+      const time = Date.now();
+      if (this.tracker && type !== 'xapi' && type !== 'resize') this.tracker.then((t) => t && t.event(type, detail, time));
     }
 
     emit(type, detail) {
