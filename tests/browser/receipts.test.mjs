@@ -1,0 +1,141 @@
+// Attempt receipts from real widgets, and the gradebook that re-grades them. A lesson widget
+// (every kind of task, a chain, hidden variants) is played at random, as a restless learner
+// would: console lines, Check, Hint, Show solution, answers right and wrong, moving between
+// tasks; its getReceipt() token, replayed by the grader in Node, must come back valid with the
+// score the widget showed. Then gradebook.html, given those receipts (and an edited and a cut
+// one) and the lesson file as a teacher would, shows each learner's re-graded tasks, flags the
+// two, and exports the CSV. Screenshots at 1400, 1024 and 390 px; axe on the gradebook.
+// Needs dist/ (cargo xtask dist). Run: node --test tests/browser/receipts.test.mjs
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { root, serveDist, withBrowser, screenshot, axe } from './harness.mjs';
+
+const RICH_FILE = join(root, 'tests', 'browser', 'fixtures', 'rich.toml');
+const RICH = await readFile(RICH_FILE, 'utf8');
+const { load, verifyReceipt, seal, openReceipt } = await import(join(root, 'dist', 'grader', 'grader.js'));
+await load();
+
+let dist;
+before(async () => { dist = await serveDist(); });
+after(() => dist.close());
+
+/** A page of StreamLab's own origin with one lesson widget on `attempt`, its events kept. */
+async function lessonPage(page, attempt) {
+  const url = `${dist.url}test/receipts-${attempt}.html`;
+  await page.route(url, (route) => route.fulfill({ status: 200, contentType: 'text/html; charset=utf-8', body:
+    `<!doctype html><html lang="en"><title>receipts</title><script src="../embed.js"></script>
+     <script>window.seen = []; for (const t of ['ready', 'progress', 'error']) document.addEventListener(t, (e) => window.seen.push([t, e.detail]));</script>
+     <stream-lab id="w" mode="player" attempt="${attempt}" solution="confirm" layout="console" loading="eager"><script type="application/toml">${RICH}</script></stream-lab></html>` }));
+  await page.goto(url);
+  await page.waitForFunction(() => window.seen.some(([t]) => t === 'ready'));
+}
+
+/** Lines a learner might type: right, wrong, reads, clock moves, in every variant's names. */
+const LINES = [
+  'carol> XAUTOCLAIM jobs workers carol 55000 0-0', 'carol> XAUTOCLAIM jobs workers carol 35000 0-0',
+  'cleo> XAUTOCLAIM jobs workers cleo 55000 0-0', 'carol> XAUTOCLAIM jobs workers carol 55000 0-0 COUNT 2',
+  'carol> XCLAIM jobs workers carol 0 1-0', 'carol> MULTI', 'carol> XADD dead * source 3-0', 'carol> XACK jobs workers 3-0',
+  'carol> XADD dead * source 4-0', 'carol> XACK jobs workers 4-0', 'cleo> MULTI', 'cleo> XADD dead * source 4-0',
+  'cleo> XACK jobs workers 4-0', 'carol> EXEC', 'cleo> EXEC', 'XPENDING jobs workers', ':clock +1500',
+];
+
+/** A small seeded generator (xorshift), so a failing round can be played again. */
+function rng(seed) {
+  let x = seed >>> 0 || 1;
+  return (n) => { x ^= x << 13; x ^= x >>> 17; x ^= x << 5; return (x >>> 0) % n; };
+}
+
+/** One random step in the widget: what a learner could do next, picked at random. */
+async function step(page, pick) {
+  const w = page.locator('#w');
+  const button = (name) => w.getByRole('button', { name, exact: true });
+  const visible = async (l) => (await l.count()) > 0 && (await l.first().isVisible()) && (await l.first().isEnabled());
+  const moves = [];
+  if (await visible(w.locator('#console-input'))) moves.push('line', 'line', 'line');
+  for (const name of ['Check', 'Hint', 'Show solution', 'Yes, show it', 'Next →', '← Previous', 'Try again']) {
+    if (await visible(button(name))) moves.push(name);
+  }
+  if (await visible(button('Answer'))) moves.push('answer', 'answer');
+  const move = moves[pick(moves.length)];
+  if (move === 'line') return page.evaluate((line) => document.getElementById('w').run(line), LINES[pick(LINES.length)]);
+  if (move !== 'answer') return button(move).first().click();
+  const choices = w.locator('input[type=radio], input[type=checkbox]');
+  const count = await choices.count();
+  if (count) {
+    for (let i = 0; i < count; i++) if (pick(2)) await choices.nth(i).click();
+  } else if (await visible(w.locator('.typed-reply'))) {
+    await w.locator('.typed-reply').fill(['(integer) 1', '(integer) 2', '1'][pick(3)]);
+  } else if (await visible(w.getByLabel('A whole number'))) {
+    await w.getByLabel('A whole number').fill(['1', '2', '3'][pick(3)]);
+  } else if (await visible(w.getByRole('button', { name: 'Move up' }))) {
+    await w.getByRole('button', { name: 'Move up' }).nth(pick(await w.getByRole('button', { name: 'Move up' }).count())).click();
+  }
+  if (await visible(button('Answer'))) await button('Answer').click();
+}
+
+/** The score the widget showed last (its last progress event). */
+const shown = (page) => page.evaluate(() => window.seen.filter(([t]) => t === 'progress').map(([, d]) => d.score).pop() ?? 0);
+
+const receipts = [];
+
+test('random attempts re-grade to the score the widget showed', { timeout: 600_000 }, async () => {
+  await withBrowser({ width: 1400, height: 1000 }, async (page) => {
+    const solved = { 'reach-state': 0, question: 0 };
+    for (let round = 0; round < 8; round++) {
+      const attempt = round % 4;
+      await lessonPage(page, attempt);
+      const pick = rng(1800 + round);
+      for (let n = 0; n < 40; n++) await step(page, pick);
+      const token = await page.evaluate(() => document.getElementById('w').getReceipt());
+      const check = await verifyReceipt(token, RICH);
+      assert.deepEqual(check.problems, [], `round ${round}: ${await openReceipt(token)}`);
+      assert.equal(check.score, await shown(page), `round ${round}`);
+      assert.equal(check.variant, attempt % 3, 'the variant the attempt played');
+      for (const t of check.tasks) solved[t.kind] += t.done ? 1 : 0;
+      receipts.push([`learner ${round}`, token, check]);
+    }
+    console.log(`receipts: the random learners solved ${solved['reach-state']} reach-state tasks and ${solved.question} questions`);
+    assert.ok(solved['reach-state'] >= 1 && solved.question >= 2, `the random learners solved tasks of both kinds too (${JSON.stringify(solved)})`);
+    assert.deepEqual(await page.evaluate(() => window.seen.filter(([t]) => t === 'error')), []);
+  });
+});
+
+test('the gradebook re-grades a class, flags an edited and a cut receipt, and exports CSV', { timeout: 120_000 }, async () => {
+  assert.ok(receipts.length, 'the random attempts ran first');
+  const text = await openReceipt(receipts[0][1]);
+  const edited = await seal(text.replace(/\nscore (\d+)/, (_, s) => `\nscore ${Number(s) + 3}`));
+  const cut = receipts[1][1].slice(0, -10);
+  const pasted = [...receipts.map(([name, token]) => `${name}, ${token}`), `mallory, ${edited}`, `trent, ${cut}`].join('\n');
+  for (const [width, height] of [[1400, 1000], [1024, 800], [390, 844]]) {
+    await withBrowser({ width, height }, async (page) => {
+      await page.goto(`${dist.url}gradebook.html`);
+      await page.getByLabel('Receipts').fill(pasted);
+      await page.setInputFiles('#files', RICH_FILE);
+      await page.waitForFunction(() => document.getElementById('status').textContent.startsWith('Lesson rich-fixture added'));
+      await page.getByRole('button', { name: 'Re-grade' }).click();
+      await page.waitForFunction(() => / re-graded; /.test(document.getElementById('status').textContent));
+      assert.equal(await page.locator('#status').textContent(), `${receipts.length + 2} receipts re-graded; 2 not to be trusted (see why in its row).`);
+      const row = (name) => page.locator('tr', { has: page.getByRole('rowheader', { name, exact: true }) });
+      for (const [name, , check] of receipts) {
+        assert.equal(await row(name).locator('td').nth(1).textContent(), `${check.score} / ${check.max}`);
+        assert.equal(await row(name).locator('td').nth(3).textContent(), '✓ holds');
+      }
+      assert.match(await row('mallory').locator('td').nth(3).textContent(), /✗ not trusted.*the receipt's total/);
+      assert.match(await row('trent').textContent(), /damaged or cut short/);
+      if (width === 1400) {
+        assert.deepEqual(await axe(page), []);
+        const download = page.waitForEvent('download');
+        await page.getByRole('button', { name: 'Export CSV' }).click();
+        const csv = await readFile(await (await download).path(), 'utf8');
+        const lines = csv.trim().split('\r\n');
+        assert.equal(lines.length, receipts.length + 3);
+        assert.match(lines[0], /^"learner","lesson","version","attempt","variant","score","max","claimed","valid","problems"/);
+        assert.match(lines[1], new RegExp(`^"learner 0","rich-fixture","1","0","0","${receipts[0][2].score}","12",`));
+        assert.match(lines.find((l) => l.startsWith('"mallory"')), /"false","task|"false","the receipt/);
+      }
+      await screenshot(page, `gradebook-${width}.png`);
+    });
+  }
+});
