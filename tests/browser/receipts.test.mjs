@@ -139,3 +139,29 @@ test('the gradebook re-grades a class, flags an edited and a cut receipt, and ex
     });
   }
 });
+
+test('the gradebook reads a CSV export and an LRS statements export', { timeout: 120_000 }, async () => {
+  assert.ok(receipts.length >= 2, 'the random attempts ran first');
+  const [[, a, checkA], [, b, checkB]] = receipts;
+  const csv = `"Email","Score","Receipt"\r\n"ada@example.org","9","${a}"\r\n"bo@example.org","1","${b}"\r\n`;
+  const xapi = JSON.stringify({ statements: [
+    { actor: { name: 'Ada L.', mbox: 'mailto:ada@example.org' }, verb: { id: 'http://adlnet.gov/expapi/verbs/completed' },
+      result: { extensions: { 'https://course.example/xapi/extensions/receipt': a } } },
+    { actor: { account: { homePage: 'https://course.example/', name: 'learner-7' } }, verb: { id: 'http://adlnet.gov/expapi/verbs/passed' },
+      result: { extensions: { 'https://course.example/xapi/extensions/receipt': b } } },
+    { actor: { name: 'no receipt' }, verb: { id: 'http://adlnet.gov/expapi/verbs/answered' }, result: {} },
+  ] });
+  await withBrowser({ width: 1400, height: 1000 }, async (page) => {
+    await page.goto(`${dist.url}gradebook.html`);
+    await page.setInputFiles('#files', RICH_FILE);
+    for (const [input, names] of [[csv, ['ada@example.org', 'bo@example.org']], [xapi, ['Ada L.', 'learner-7']]]) {
+      await page.getByLabel('Receipts').fill(input);
+      await page.getByRole('button', { name: 'Re-grade' }).click();
+      await page.waitForFunction(() => /^2 receipts re-graded; all of them hold\.$/.test(document.getElementById('status').textContent));
+      const learners = await page.getByRole('rowheader').allInnerTexts();
+      assert.deepEqual(learners, names);
+      const scores = await page.locator('tbody tr td:nth-child(3)').allInnerTexts();
+      assert.deepEqual(scores, [`${checkA.score} / ${checkA.max}`, `${checkB.score} / ${checkB.max}`]);
+    }
+  });
+});
