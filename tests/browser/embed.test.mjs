@@ -51,7 +51,7 @@ test('the course page: sandbox, lesson and quiz raise the events they document',
 
     // The sandbox, under its paragraph.
     const ready = await waitEvent(page, '#sandbox', 'ready');
-    assert.deepEqual(ready, { mode: 'sandbox', profile: 'redis-8.10', lesson: null, tasks: 0, attempt: null, variant: null });
+    assert.deepEqual(ready, { mode: 'sandbox', profile: 'redis-8.10', lesson: null, version: null, tasks: 0, attempt: null, variant: null });
     const sandbox = page.locator('#sandbox');
     await typeIn(sandbox, 'XREADGROUP GROUP workers alice COUNT 1 STREAMS jobs >');
     const command = await waitEvent(page, '#sandbox', 'command');
