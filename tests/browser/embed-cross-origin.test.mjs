@@ -14,9 +14,8 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFile, readdir } from 'node:fs/promises';
-import { createServer } from 'node:http';
 import { join } from 'node:path';
-import { root, shots, serveDist, withBrowser, screenshot, settle, lessonTasks, axe, tinyLesson } from './harness.mjs';
+import { root, shots, serveDist, withBrowser, screenshot, settle, lessonTasks, axe, tinyLesson, filesServer } from './harness.mjs';
 
 let dist;
 let course;
@@ -24,11 +23,7 @@ let course;
 const files = new Map();
 before(async () => {
   dist = await serveDist();
-  course = createServer((req, res) => {
-    const file = files.get(new URL(req.url, 'http://x').pathname);
-    res.writeHead(file ? 200 : 404, { 'content-type': file?.type ?? 'text/plain' });
-    res.end(file?.body ?? 'not found');
-  });
+  course = filesServer(files);
   await new Promise((ok) => course.listen(0, '127.0.0.1', ok));
 });
 after(async () => {

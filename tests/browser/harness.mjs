@@ -26,6 +26,16 @@ const types = {
   '.toml': 'text/plain; charset=utf-8',
 };
 
+/** An unstarted http server of `files` (path to {type, body}, a map the test may change): a
+ * course site of another origin than dist's. */
+export function filesServer(files) {
+  return createServer((req, res) => {
+    const file = files.get(new URL(req.url, 'http://x').pathname);
+    res.writeHead(file ? 200 : 404, { 'content-type': file?.type ?? 'text/plain' });
+    res.end(file?.body ?? 'not found');
+  });
+}
+
 /** Serves dist/ on 127.0.0.1 (a free port); resolves to { url, close }. */
 export async function serveDist() {
   if (!existsSync(join(dist, 'index.html'))) {

@@ -17,7 +17,7 @@ import { createServer } from 'node:http';
 import { EventEmitter, once } from 'node:events';
 import { join } from 'node:path';
 import validation from 'xapi-validation';
-import { root, shots, serveDist, withBrowser, tinyLesson } from './harness.mjs';
+import { root, shots, serveDist, withBrowser, tinyLesson, filesServer } from './harness.mjs';
 
 const validate = validation.default;
 const RICH = await readFile(join(root, 'tests', 'browser', 'fixtures', 'rich.toml'), 'utf8');
@@ -39,11 +39,7 @@ const recorded = new EventEmitter();
 
 before(async () => {
   dist = await serveDist();
-  course = createServer((req, res) => {
-    const file = files.get(new URL(req.url, 'http://x').pathname);
-    res.writeHead(file ? 200 : 404, { 'content-type': file?.type ?? 'text/plain' });
-    res.end(file?.body ?? 'not found');
-  });
+  course = filesServer(files);
   lrsServer = createServer((req, res) => {
     if (lrs.mode === 'down') { req.socket.destroy(); return; }
     const cors = {
