@@ -54,7 +54,7 @@ before(async () => {
     let body = '';
     req.on('data', (chunk) => { body += chunk; });
     req.on('end', () => {
-      if (url.pathname === '/return.html') { res.writeHead(200, { 'content-type': 'text/html' }).end('<!doctype html><title>Course</title><p>Back in the course.</p>'); return; }
+      if (url.pathname === '/return.html') { res.writeHead(200, { 'content-type': 'text/html' }).end('<!doctype html><title>Course</title><link rel="icon" href="data:,"><p>Back in the course.</p>'); return; }
       const fetchId = url.pathname.match(/^\/fetch\/(.+)$/)?.[1];
       if (fetchId && req.method === 'POST') {
         const launch = lms.launches.get(fetchId);
@@ -163,7 +163,7 @@ function cmi5Statement(s, session, registration) {
 test('a Normal launch: initialized, completed without a score, passed with the receipt, terminated; once per registration across a reload and a second launch', { timeout: 180_000 }, async () => {
   const registration = crypto.randomUUID();
   const first = launchUrl(registration);
-  await withBrowser({ ignore: /status of 401/ }, async (page) => {
+  await withBrowser({}, async (page) => {
     await page.goto(first.url);
     await received(first.session, 1);
     await playTiny(page);
@@ -201,6 +201,7 @@ test('a Normal launch: initialized, completed without a score, passed with the r
     // The same launch again (a reload): the fetch URL refuses, the page says so and sends nothing.
     await page.goto(first.url);
     await page.getByRole('alert').getByText(/refused this launch: This launch was already used/).waitFor();
+    await page.screenshot({ path: join(shots, 'cmi5-refused.png') });
     assert.equal(of(first.session).length, 4);
 
     // A second launch in the registration, played again: no second completed or passed.
