@@ -269,5 +269,6 @@
     return new Tracker(widget, settings);
   }
 
-  window.StreamLabXAPI = Object.freeze({ attach, read });
+  // read and duration also serve cmi5.js, which makes its own statements.
+  window.StreamLabXAPI = Object.freeze({ attach, read, duration });
 })();

@@ -12,6 +12,7 @@ const USAGE: &str = "usage:
   streamlab [--profile NAME] replay [--bless] FILE...   check transcripts; --bless rewrites them
   streamlab check [--bless] DIR                         validate the lessons in DIR; --bless rewrites golden traces
   streamlab server [options]                            serve over RESP like redis-server (see --help)
+  streamlab package cmi5 --base URL [options] ID...     write a cmi5 course (cmi5.xml) of lessons (see --help)
 profiles: redis-7.4, redis-8.2, redis-8.4, redis-8.6, redis-8.8, redis-8.10 (default), valkey-9";
 
 fn main() -> ExitCode {
@@ -62,6 +63,7 @@ fn main() -> ExitCode {
         Some("replay") => replay(&args[1..], profile),
         Some("check") => check(&args[1..]),
         Some("server") => streamlab_server::main_with_args(&args[1..]),
+        Some("package") if args.get(1).is_some_and(|a| a == "cmi5") => package_cmi5(&args[2..]),
         Some("-h" | "--help" | "help") => {
             emit(&format!("{USAGE}\n"));
             ExitCode::SUCCESS
@@ -93,6 +95,43 @@ fn check(args: &[String]) -> ExitCode {
     } else {
         ExitCode::FAILURE
     }
+}
+
+/// `package cmi5`: the course of the lessons found, or nothing and the ids that were not
+/// (a course missing a lesson is an author's mistake, not a smaller course).
+fn package_cmi5(args: &[String]) -> ExitCode {
+    use streamlab_cli::cmi5;
+    if args.iter().any(|a| a == "-h" || a == "--help") {
+        emit(&format!("{}\n", cmi5::USAGE));
+        return ExitCode::SUCCESS;
+    }
+    let args = match cmi5::parse_args(args) {
+        Ok(args) => args,
+        Err(error) => {
+            eprintln!("streamlab: {error}\n{}", cmi5::USAGE);
+            return ExitCode::from(2);
+        }
+    };
+    let (lessons, problems) = cmi5::read_lessons(std::path::Path::new(&args.dir), &args.ids);
+    if !problems.is_empty() {
+        for problem in problems {
+            eprintln!("streamlab: {problem}");
+        }
+        eprintln!("streamlab: no course written");
+        return ExitCode::FAILURE;
+    }
+    let xml = cmi5::course_xml(&args.course, &lessons);
+    match &args.out {
+        None => emit(&xml),
+        Some(file) => {
+            if let Err(error) = std::fs::write(file, xml) {
+                eprintln!("streamlab: {file}: {error}");
+                return ExitCode::FAILURE;
+            }
+            eprintln!("streamlab: wrote {file} ({} AUs)", lessons.len());
+        }
+    }
+    ExitCode::SUCCESS
 }
 
 fn replay(args: &[String], profile: Profile) -> ExitCode {
