@@ -4,5 +4,6 @@
 
 pub mod cmi5;
 pub mod lessons;
+pub mod package;
 pub mod repl;
 pub mod transcript;

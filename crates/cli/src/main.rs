@@ -112,7 +112,7 @@ fn package_cmi5(args: &[String]) -> ExitCode {
             return ExitCode::from(2);
         }
     };
-    let (lessons, problems) = cmi5::read_lessons(std::path::Path::new(&args.dir), &args.ids);
+    let (lessons, problems) = streamlab_cli::package::read_lessons(std::path::Path::new(&args.dir), &args.ids);
     if !problems.is_empty() {
         for problem in problems {
             eprintln!("streamlab: {problem}");
@@ -120,6 +120,7 @@ fn package_cmi5(args: &[String]) -> ExitCode {
         eprintln!("streamlab: no course written");
         return ExitCode::FAILURE;
     }
+    let lessons: Vec<_> = lessons.into_iter().map(|l| l.lesson).collect();
     let xml = cmi5::course_xml(&args.course, &lessons);
     match &args.out {
         None => emit(&xml),
