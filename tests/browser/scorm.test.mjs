@@ -12,7 +12,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdtemp, writeFile, readFile, readdir } from 'node:fs/promises';
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
 import { createServer } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join, extname } from 'node:path';
@@ -50,19 +50,16 @@ const built = {};
  * warnings) is returned. */
 function streamlab(args) {
   const [command, pre] = process.env.STREAMLAB ? [process.env.STREAMLAB, []] : ['cargo', ['run', '--quiet', '-p', 'streamlab', '--']];
-  return execFileSync(command, [...pre, 'package', 'scorm', ...args], { cwd: root, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+  const run = spawnSync(command, [...pre, 'package', 'scorm', ...args], { cwd: root, encoding: 'utf8' });
+  if (run.status !== 0) throw new Error(`streamlab package scorm ${args.join(' ')} failed: ${run.stderr}`);
+  return run.stderr;
 }
 
 /** Writes a package, unpacks it with Python's zipfile (which checks each CRC), and serves
  * its files under /NAME/ on the course platform. */
 async function pack(name, args) {
   const zip = join(lessons, `${name}.zip`);
-  let said = '';
-  try {
-    said = streamlab([...args, '--lessons', lessons, '-o', zip, 'three']);
-  } catch (error) {
-    throw new Error(`streamlab package scorm failed: ${error.stderr}`);
-  }
+  const said = streamlab([...args, '--lessons', lessons, '-o', zip, 'three']);
   const out = join(lessons, name);
   execFileSync('python3', ['-m', 'zipfile', '-t', zip]);
   execFileSync('python3', ['-m', 'zipfile', '-e', zip, out]);
@@ -237,6 +234,12 @@ for (const version of ['1.2', '2004']) {
             ['urn:streamlab:three:task-1', 'choice', 'option-1', 'incorrect', '1'], ['urn:streamlab:three:task-1', 'choice', 'option-0', 'correct', '1']]);
           for (const i of answers) assert.ok(!Number.isNaN(Date.parse(i.timestamp)), i.timestamp);
         }
+        // The package's estimate (1.2 prints it) is near the receipt this attempt made.
+        console.log(`scorm: ${name}: the receipt in suspend_data is ${cmi.suspend_data.length} characters`);
+        if (v12) {
+          const estimate = Number(built[name].said.match(/its receipt is about (\d+) characters/)[1]);
+          assert.ok(Math.abs(cmi.suspend_data.length - estimate) < estimate / 4, `${cmi.suspend_data.length} vs ${estimate}`);
+        }
         // suspend_data is the attempt's receipt, whole.
         assert.equal(cmi.suspend_data, during.suspend_data);
         const text = await open(cmi.suspend_data);
@@ -259,7 +262,7 @@ for (const version of ['1.2', '2004']) {
         }
         await lab.locator('.log .log-item').filter({ hasText: '"5-0"' }).waitFor();
         // The typed lines are in the LMS's suspend_data before the learner leaves.
-        await page.waitForFunction((s) => window.texts.some((t) => t.includes(`| XADD ${s} 5-0 half done`)), stream);
+        await page.waitForFunction((s) => window.texts.some((t) => t.includes(`> XADD ${s} 5-0 half done\n`)), stream);
         const left = await page.evaluate(() => window.leave());
         assert.equal(v12 ? left.core.exit : left.exit, 'suspend', 'unfinished: exit suspend, so the LMS keeps the attempt');
         assert.equal(v12 ? left.core.lesson_status : left.completion_status, 'incomplete');
@@ -282,7 +285,7 @@ for (const version of ['1.2', '2004']) {
   }
 }
 
-test('the packages: sizes, manifests, and a 1.2 package warns of a lesson that could outgrow suspend_data', () => {
+test('the packages: their files and sizes, their manifests, the receipt estimate of a 1.2 package', () => {
   for (const [name, b] of Object.entries(built)) {
     console.log(`scorm: ${name}.zip ${(b.zip / 1000).toFixed(1)} KB (${b.names.length} files)`);
   }
@@ -295,8 +298,9 @@ test('the packages: sizes, manifests, and a 1.2 package warns of a lesson that c
   // The zip of the player: within the app's 350 KB wasm budget plus the kit's scripts.
   assert.ok(built['self-2004'].zip < 400_000, `${built['self-2004'].zip} bytes`);
   assert.ok(built['thin-2004'].zip < 5_000, `${built['thin-2004'].zip} bytes`);
-  // The tiny lesson is far from 1.2's limit; a long one is warned of.
+  // The lesson is far from 1.2's limit, and its estimate is near the receipt it makes.
   assert.doesNotMatch(built['self-1.2'].said, /warning/);
+  console.log(`scorm: ${built['self-1.2'].said.trim().split('\n').join('; ')}`);
 });
 
 test('a launch page without an LMS says so and still plays', { timeout: 120_000 }, async () => {

@@ -429,7 +429,10 @@ fn browser() -> Result<(), String> {
     run("grader module in node (node --test tests/grader)", Command::new("node").args(["--test", "tests/grader/"]))?;
     run(
         "browser tests (node --test tests/browser)",
-        Command::new("node").args(["--test", "--test-concurrency=1", "tests/browser/"]),
+        // scorm.test.mjs packages lessons with the release binary test() built.
+        Command::new("node")
+            .args(["--test", "--test-concurrency=1", "tests/browser/"])
+            .env("STREAMLAB", target_dir().join("release/streamlab")),
     )?;
     run("budgets (tests/browser/budget.mjs)", Command::new("node").arg("tests/browser/budget.mjs"))?;
     run("embedding kit sizes (tests/browser/sizes.mjs)", Command::new("node").arg("tests/browser/sizes.mjs"))

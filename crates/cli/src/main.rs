@@ -170,8 +170,14 @@ fn package_scorm(args: &[String]) -> ExitCode {
         }
     };
     for lesson in &lessons {
-        if let Some(warning) = scorm::size_warning(&args.package, &lesson.lesson) {
-            eprintln!("streamlab: warning: {warning}");
+        match scorm::size_warning(&args.package, &lesson.lesson) {
+            Some(warning) => eprintln!("streamlab: warning: {warning}"),
+            None if args.package.version == scorm::Version::Scorm12 => eprintln!(
+                "streamlab: lesson \"{}\": its receipt is about {} characters when played by its solutions (SCORM 1.2 keeps 4,096)",
+                lesson.lesson.id,
+                scorm::receipt_estimate(&lesson.lesson, args.package.quiz)
+            ),
+            None => {}
         }
     }
     if let Err(error) = std::fs::write(&args.out, &zip) {
