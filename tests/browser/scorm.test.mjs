@@ -194,6 +194,12 @@ for (const version of ['1.2', '2004']) {
         await page.evaluate(([v, url]) => window.launch(v, url), [version, lmsUrl(`/${name}/three.html`)]);
         const { sco, lab } = frames(page, form);
         const stream = await firstTwo(sco, lab, recording);
+        if (form === 'thin') {
+          // The hosted frame answers the launch page's origin only, as every embed's does.
+          const src = new URL(await sco.locator('iframe').getAttribute('src'));
+          assert.equal(src.origin, `http://127.0.0.1:${host.address().port}`);
+          assert.equal(src.searchParams.get('origin'), new URL(lmsUrl('/')).origin);
+        }
         await lab.locator('#console-input').fill(`XADD ${stream} * f v`);
         await lab.locator('#console-input').press('Enter');
         await lab.locator('.log .log-item').filter({ hasText: /"\d+-\d+"/ }).waitFor();
@@ -284,6 +290,28 @@ for (const version of ['1.2', '2004']) {
     });
   }
 }
+
+test('SCORM 1.2: an attempt that outgrows 4,096 characters is warned of, and the last receipt that fit stays', { timeout: 180_000 }, async () => {
+  await withBrowser({ ignore: /more than the 4,096/ }, async (page) => {
+    await page.goto(lmsUrl('/lms-1.2.html'));
+    await page.evaluate((url) => window.launch('1.2', url), lmsUrl('/self-1.2/three.html'));
+    const { sco } = frames(page, 'self');
+    await sco.getByText('Your work is recorded by your course for Lee, Ann.').waitFor();
+    // Lines that deflate badly (a fixed pseudo-random sequence), as a learner's would not.
+    let seed = 7;
+    const noise = () => Array.from({ length: 90 }, () => 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789'[(seed = (seed * 1103515245 + 12345) % 2147483648) % 62]).join('');
+    const warning = sco.getByRole('alert').getByText(/This attempt's record is now [\d,]+ characters, more than the 4,096 SCORM 1\.2 lets a course platform keep/);
+    for (let n = 0; n < 80 && !(await warning.isVisible()); n++) {
+      await sco.locator('#console-input').fill(`ECHO ${noise()}`);
+      await sco.locator('#console-input').press('Enter');
+      await sco.locator('.log .log-item').nth(n).waitFor();
+    }
+    await warning.waitFor();
+    const kept = (await page.evaluate(() => window.cmi())).suspend_data;
+    assert.ok(kept.length <= 4096 && kept.length > 3000, `${kept.length}`);
+    assert.match(await open(kept), /^live 0$/m, 'a whole receipt');
+  });
+});
 
 test('the packages: their files and sizes, their manifests, the receipt estimate of a 1.2 package', () => {
   for (const [name, b] of Object.entries(built)) {
