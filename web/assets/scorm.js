@@ -112,7 +112,8 @@
     // Review and browse show the attempt without changing what the LMS holds of it.
     const records = !!s && how === 'normal';
     const set = (name, value) => records && s.set(name, value);
-    const learner = read(N.name, true);
+    // 1.2 gives "Last, First".
+    const learner = read(N.name, true).split(',').map((part) => part.trim()).reverse().join(' ');
     // 2004 answers error 403 (not initialized) for an attempt that has saved nothing yet.
     const saved = read('cmi.suspend_data', true);
     let mastery = Number(sco.get('mastery') || 0.8);

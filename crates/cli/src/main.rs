@@ -169,6 +169,12 @@ fn package_scorm(args: &[String]) -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
+    if let scorm::Form::Thin { base } = &args.package.form {
+        if base.starts_with("http://") && !["http://localhost", "http://127.0.0.1"].iter().any(|l| base.starts_with(l))
+        {
+            eprintln!("streamlab: warning: --base is http://: an LMS served over https cannot load StreamLab from it (mixed content)");
+        }
+    }
     for lesson in &lessons {
         match scorm::size_warning(&args.package, &lesson.lesson) {
             Some(warning) => eprintln!("streamlab: warning: {warning}"),
