@@ -202,7 +202,11 @@ fn bindgen(wasm: &Path, out: &Path, name: &str, typescript: bool) -> Result<(), 
         bytes.len(),
         shrunk.bytes.len()
     );
-    std::fs::write(&bundle, &shrunk.bytes).map_err(|e| format!("{}: {e}", bundle.display()))
+    std::fs::write(&bundle, &shrunk.bytes).map_err(|e| format!("{}: {e}", bundle.display()))?;
+    let glue = out.join(format!("{name}.js"));
+    let js = std::fs::read_to_string(&glue).map_err(|e| format!("{}: {e}", glue.display()))?;
+    let js = shrink::rename_glue(&js, &shrunk.imports).map_err(|e| format!("{}: {e}", glue.display()))?;
+    std::fs::write(&glue, js).map_err(|e| format!("{}: {e}", glue.display()))
 }
 
 /// Copies the entries of a directory that `keep` accepts (files and subdirectories, the

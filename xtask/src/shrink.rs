@@ -15,6 +15,10 @@
 //! copied as it is and its function names stay true; its local names (the section is kept only
 //! for profiling, `STREAMLAB_KEEP_NAMES`) may name the wrong local once locals are renumbered.
 //! The result is validated before it is written.
+//!
+//! Last, the imports are renamed `a`, `b`, ... from module `w`: wasm-bindgen names each after
+//! its Rust item with a 16-digit hash, thousands of bytes gzip cannot shrink. The glue's
+//! import object is renamed to match ([`rename_glue`]), and the build fails if it cannot be.
 
 use std::collections::{HashMap, HashSet};
 
@@ -26,6 +30,59 @@ use wasmparser::{FunctionBody, Operator, Parser, Payload, TypeRef};
 pub struct Shrunk {
     pub bytes: Vec<u8>,
     pub merged: usize,
+    /// Each import's module and name as wasm-bindgen wrote them, in order (renamed by index).
+    pub imports: Vec<(String, String)>,
+}
+
+/// The module the imports are renamed into.
+const MODULE: &str = "w";
+
+/// The short name of import `n` (bijective base 52, lowest digit first): letters only, so it
+/// is a plain key in the glue's object.
+fn short(mut n: usize) -> String {
+    const LETTERS: &[u8] = b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ";
+    let mut name = String::new();
+    loop {
+        name.push(LETTERS[n % LETTERS.len()] as char);
+        n /= LETTERS.len();
+        if n == 0 {
+            return name;
+        }
+        n -= 1;
+    }
+}
+
+/// The wasm-bindgen glue `js` with its import object renamed as [`shrink`] renamed the
+/// imports: each `name: function` key of `__wbg_get_imports`, and the module's key. Fails
+/// unless every import is found exactly once, so a change in wasm-bindgen's output stops the
+/// build instead of shipping glue that does not link.
+pub fn rename_glue(js: &str, imports: &[(String, String)]) -> Result<String, String> {
+    let start = js.find("function __wbg_get_imports()").ok_or("the glue has no __wbg_get_imports")?;
+    let end = start + js[start..].find("\n}\n").ok_or("__wbg_get_imports does not end")?;
+    let mut names: HashMap<&str, String> = HashMap::new();
+    for (n, (_, name)) in imports.iter().enumerate() {
+        names.insert(name, short(n));
+    }
+    let modules: HashSet<&str> = imports.iter().map(|(module, _)| module.as_str()).collect();
+    let (mut found, mut out) = (0, String::with_capacity(js.len()));
+    for line in js[start..end].split_inclusive('\n') {
+        let indent = &line[..line.len() - line.trim_start().len()];
+        let key = line.trim_start().split_once(": ").map(|(key, _)| key);
+        match key.and_then(|key| names.get(key).map(|short| (key, short))) {
+            Some((key, short)) => {
+                found += 1;
+                out.push_str(&format!("{indent}{short}{}", &line[indent.len() + key.len()..]));
+            }
+            None => match key.filter(|key| modules.contains(key.trim_matches('"'))) {
+                Some(key) => out.push_str(&format!("{indent}\"{MODULE}\"{}", &line[indent.len() + key.len()..])),
+                None => out.push_str(line),
+            },
+        }
+    }
+    if found != imports.len() {
+        return Err(format!("the glue names {found} of the wasm's {} imports", imports.len()));
+    }
+    Ok(format!("{}{out}{}", &js[..start], &js[end..]))
 }
 
 /// Merges identical functions until none are left, then renumbers locals. (Merging again
@@ -34,10 +91,10 @@ pub fn shrink(wasm: &[u8]) -> Result<Shrunk, String> {
     let mut stubbed = HashSet::new();
     let bytes = merge(wasm.to_vec(), &mut stubbed)?;
     let module = Facts::of(&bytes)?;
-    let bytes =
-        rewrite(&bytes, Pass { module, target: HashMap::new(), stubbed: stubbed.clone(), renumber: true, body: 0 })?;
+    let mut last = Pass { module, renumber: true, ..Pass::new(stubbed.clone()) };
+    let bytes = rewrite(&bytes, &mut last)?;
     wasmparser::Validator::new().validate_all(&bytes).map_err(|e| format!("the shrunk wasm does not validate: {e}"))?;
-    Ok(Shrunk { bytes, merged: stubbed.len() })
+    Ok(Shrunk { bytes, merged: stubbed.len(), imports: last.imports })
 }
 
 /// Merges identical functions, adding the copies to `stubbed`, until none are left: each round
@@ -51,7 +108,7 @@ fn merge(mut bytes: Vec<u8>, stubbed: &mut HashSet<u32>) -> Result<Vec<u8>, Stri
             break;
         }
         stubbed.extend(target.keys().copied());
-        bytes = rewrite(&bytes, Pass { module, target, stubbed: stubbed.clone(), renumber: false, body: 0 })?;
+        bytes = rewrite(&bytes, &mut Pass { module, target, ..Pass::new(stubbed.clone()) })?;
     }
     Ok(bytes)
 }
@@ -117,7 +174,7 @@ impl Facts {
     }
 }
 
-fn rewrite(bytes: &[u8], mut pass: Pass) -> Result<Vec<u8>, String> {
+fn rewrite(bytes: &[u8], pass: &mut Pass) -> Result<Vec<u8>, String> {
     let mut module = wasm_encoder::Module::new();
     pass.parse_core_module(&mut module, Parser::new(0), bytes).map_err(|e| format!("{e:?}"))?;
     Ok(module.finish())
@@ -127,9 +184,19 @@ struct Pass {
     module: Facts,
     target: HashMap<u32, u32>,
     stubbed: HashSet<u32>,
+    /// The last pass: locals renumbered, imports renamed.
     renumber: bool,
     /// The body being encoded, counted from the first defined function.
     body: u32,
+    /// The imports renamed so far, as they were named.
+    imports: Vec<(String, String)>,
+}
+
+impl Pass {
+    fn new(stubbed: HashSet<u32>) -> Pass {
+        let module = Facts { imported: 0, types: vec![], params: vec![], bodies: vec![] };
+        Pass { module, target: HashMap::new(), stubbed, renumber: false, body: 0, imports: vec![] }
+    }
 }
 
 impl Reencode for Pass {
@@ -143,6 +210,25 @@ impl Reencode for Pass {
         // As it is: re-encoding the name section would send its function indices through
         // `function_index`, naming each merged copy's index after the function it became.
         module.section(&self.custom_section(section)?);
+        Ok(())
+    }
+
+    fn parse_imports(
+        &mut self,
+        section: &mut wasm_encoder::ImportSection,
+        imports: wasmparser::Imports<'_>,
+    ) -> Result<(), Error<Self::Error>> {
+        // wasm-bindgen writes one import per entry; another form keeps its names (the glue
+        // still matches them, as only renamed imports are renamed in it).
+        let wasmparser::Imports::Single(_, import) = imports else {
+            return utils::parse_imports(self, section, imports);
+        };
+        if !self.renumber {
+            return utils::parse_imports(self, section, imports);
+        }
+        let ty = self.entity_type(import.ty)?;
+        section.import(MODULE, &short(self.imports.len()), ty);
+        self.imports.push((import.module.to_owned(), import.name.to_owned()));
         Ok(())
     }
 
@@ -334,5 +420,38 @@ mod tests {
             })
             .collect();
         assert_eq!(locals, vec![0, 2, 0, 1, 1, 1, 3]);
+    }
+
+    #[test]
+    fn imports_take_short_names_and_the_glue_follows() {
+        let mut types = TypeSection::new();
+        types.ty().function([], []);
+        let mut imports = wasm_encoder::ImportSection::new();
+        imports.import("./x_bg.js", "__wbg_log_0123456789abcdef", wasm_encoder::EntityType::Function(0));
+        imports.import("./x_bg.js", "__wbg_now_fedcba9876543210", wasm_encoder::EntityType::Function(0));
+        let mut module = Module::new();
+        module.section(&types).section(&imports);
+        let shrunk = shrink(&module.finish()).unwrap();
+        let renamed: Vec<(String, String)> = wasmparser::Parser::new(0)
+            .parse_all(&shrunk.bytes)
+            .filter_map(|p| match p.unwrap() {
+                Payload::ImportSection(r) => Some(r.into_imports().map(|i| i.unwrap()).collect::<Vec<_>>()),
+                _ => None,
+            })
+            .flatten()
+            .map(|i| (i.module.to_owned(), i.name.to_owned()))
+            .collect();
+        assert_eq!(renamed, [("w".to_owned(), "a".to_owned()), ("w".to_owned(), "b".to_owned())]);
+        let glue = "let x;\nfunction __wbg_get_imports() {\n    const import0 = {\n        __proto__: null,\n        __wbg_now_fedcba9876543210: function() {\n            return Date.now();\n        },\n        __wbg_log_0123456789abcdef: function(a) {\n            console.log(a);\n        },\n    };\n    return {\n        __proto__: null,\n        \"./x_bg.js\": import0,\n    };\n}\nlet y;\n";
+        let out = rename_glue(glue, &shrunk.imports).unwrap();
+        assert_eq!(
+            out,
+            glue.replace("__wbg_now_fedcba9876543210", "b")
+                .replace("__wbg_log_0123456789abcdef", "a")
+                .replace("./x_bg.js", "w")
+        );
+        // An import the glue does not name stops the build.
+        assert!(rename_glue(&glue.replace("__wbg_log_0123456789abcdef: ", "other: "), &shrunk.imports).is_err());
+        assert_eq!((short(0), short(51), short(52), short(53)), ("a".into(), "Z".into(), "aa".into(), "ba".into()));
     }
 }
