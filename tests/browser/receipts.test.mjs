@@ -95,9 +95,38 @@ test('random attempts re-grade to the score the widget showed', { timeout: 600_0
       assert.equal(check.variant, attempt % 3, 'the variant the attempt played');
       for (const t of check.tasks) solved[t.kind] += t.done ? 1 : 0;
       receipts.push([`learner ${round}`, token, check]);
+      // Resumed in a widget of another attempt (a reload, as an LMS does it), the attempt is
+      // the same one: its receipt again, but for when it was saved, and the score it showed.
+      await lessonPage(page, attempt + 1);
+      const resumed = await page.evaluate((t) => document.getElementById('w').resume(t), token);
+      assert.deepEqual(await page.evaluate(() => window.seen.filter(([t]) => t !== 'ready').length), 1, 'one progress event, after the replay');
+      assert.equal(resumed.score, check.score, `round ${round}`);
+      const again = await page.evaluate(() => document.getElementById('w').getReceipt());
+      const unsaved = async (t) => (await openReceipt(t)).replace(/\nsaved \d+/, '');
+      assert.equal(await unsaved(again), await unsaved(token), `round ${round}: the resumed attempt's receipt`);
+      assert.equal(await shown(page), check.score);
     }
     console.log(`receipts: the random learners solved ${solved['reach-state']} reach-state tasks and ${solved.question} questions`);
     assert.ok(solved['reach-state'] >= 1 && solved.question >= 2, `the random learners solved tasks of both kinds too (${JSON.stringify(solved)})`);
+    assert.deepEqual(await page.evaluate(() => window.seen.filter(([t]) => t === 'error')), []);
+  });
+});
+
+test('resume refuses a cut receipt and one of another lesson version, and the widget plays on', { timeout: 120_000 }, async () => {
+  assert.ok(receipts.length, 'the random attempts ran first');
+  const [, token, check] = receipts.reduce((best, r) => (r[2].score > best[2].score ? r : best));
+  const other = await seal((await openReceipt(token)).replace(/^lesson (\S+) 1 /m, 'lesson $1 2 '));
+  await withBrowser({ width: 1400, height: 1000 }, async (page) => {
+    await lessonPage(page, 0);
+    const refused = (t) => page.evaluate((t) => document.getElementById('w').resume(t).then(() => 'resumed', (e) => e.message), t);
+    assert.match(await refused(token.slice(0, -12)), /damaged or cut short|changed or cut/);
+    assert.match(await refused(other), /^this receipt is of rich-fixture version 2 in mode player: the widget plays rich-fixture version 1 in mode player$/);
+    assert.match(await refused('hello'), /not a StreamLab receipt/);
+    assert.equal(await refused(token), 'resumed');
+    const done = check.tasks.filter((t) => t.done).length;
+    assert.ok(done >= 1, 'the attempt resumed had a task done');
+    await page.locator('#w').getByRole('button', { name: 'Check' }).or(page.locator('#w').getByRole('button', { name: 'Answer' })).first().waitFor();
+    await screenshot(page, 'resumed-1400.png');
     assert.deepEqual(await page.evaluate(() => window.seen.filter(([t]) => t === 'error')), []);
   });
 });

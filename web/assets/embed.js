@@ -24,7 +24,7 @@
   const KNOWN = [...Object.keys(CHOICES), ...FLAGS, ...TEXTS, 'setup', 'height', 'attempt', ...XAPI];
   const LESSON_MODES = ['lesson', 'quiz', 'player'];
   // On the element, the handle, and by message to a frame (embed-frame.js).
-  const METHODS = Object.freeze(['run', 'reset', 'undo', 'redo', 'getState', 'setState', 'exportScript', 'check', 'getReceipt']);
+  const METHODS = Object.freeze(['run', 'reset', 'undo', 'redo', 'getState', 'setState', 'exportScript', 'check', 'getReceipt', 'resume']);
   // The element's events; a frame's message of any other type is not one.
   const EVENTS = Object.freeze(['ready', 'command', 'check', 'task-complete', 'quiz-answer', 'progress', 'lesson-complete', 'error', 'xapi']);
 
@@ -419,6 +419,8 @@
       }
       // A passing Check is recorded with the session it judged (asked now: the learner moves on).
       if (RECORDED.includes(type) && this.events) this.events.push({ type, detail, at: Date.now(), session: type === 'check' && detail.passed ? JSON.parse(this.widget.act('live')) : null });
+      // A receipt being replayed (resume) is the learner's past: recorded, not told again.
+      if (this.replaying) return;
       if (type === 'check' && this.checking) { this.checking(detail); this.checking = null; }
       if (type === 'command') {
         // `name> COMMAND` is reported as the command it ran on `name`.
@@ -524,6 +526,36 @@
       return this.start();
     }
 
+    /** Gives the engine's widget up; its instance goes to the next widget. */
+    unmount() {
+      if (!this.widget) return;
+      this.widget.destroy();
+      this.widget.free();
+      this.widget = null;
+      idle.push(this.module);
+    }
+
+    /** Resumes the attempt a receipt holds: a fresh widget of its attempt replays it, or on
+     * failure is left fresh. Resolves with where it is and its progress. */
+    async resume(token) {
+      const m = await (receipts ??= import(new URL('grader/receipt.js', base).href));
+      const r = await m.resumable(token, this.events.find((x) => x.type === 'ready')?.detail, this.played);
+      this.replaying = true;
+      try {
+        this.options.attempt = r.attempt;
+        this.unmount();
+        await this.restart();
+        try { m.replay(r, this.widget, this.events); } catch (error) { this.unmount(); await this.restart(); throw error; }
+        // command events come from the render after each line: they are the replay's too.
+        await new Promise((ok) => setTimeout(ok));
+      } finally { this.replaying = false; }
+      const last = this.events.findLast((x) => x.type === 'progress');
+      const progress = last ? last.detail : { lesson: r.lesson, done: 0, total: this.events[0].detail.tasks, score: 0, max: r.max };
+      this.save();
+      this.dispatch('progress', progress);
+      return { task: r.live.task, ...progress };
+    }
+
     /** Runs `fn` on the engine's widget, once mounted. */
     call(fn) {
       if (this.crashed !== undefined) return Promise.reject(new Error(`StreamLab hit an internal error: ${this.crashed}`));
@@ -565,6 +597,7 @@
           const m = await (receipts ??= import(new URL('grader/receipt.js', base).href));
           return m.seal(await m.record(w.events, live, w.played, Date.now()));
         }),
+        resume: (token) => w.call(() => w.resume(String(token))),
         check: () => w.call((e) => new Promise((done, fail) => {
           w.checking = done;
           w.checkFailed = fail;
@@ -580,12 +613,7 @@
       if (this.visibility) this.visibility.disconnect();
       if (this.sizes) this.sizes.disconnect();
       removeEventListener('message', this.listener);
-      if (this.widget && !remote) {
-        this.widget.destroy();
-        this.widget.free();
-        this.widget = null;
-        idle.push(this.module);
-      }
+      if (!remote) this.unmount();
       this.box.replaceChildren();
       widgets.delete(this.host);
       live.delete(this);

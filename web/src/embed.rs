@@ -11,7 +11,7 @@ use std::cell::RefCell;
 use std::rc::Rc;
 
 use streamlab_view::embed::{
-    CommandEvent, EmbedOptions, ErrorEvent, Layout, Mode, ReadyEvent, SetupErrorEvent, TaskSession,
+    Answer, CommandEvent, EmbedOptions, ErrorEvent, Layout, Mode, ReadyEvent, SetupErrorEvent, TaskSession,
 };
 use streamlab_view::json;
 use streamlab_view::lesson::{describe, Progress, Tutor};
@@ -449,21 +449,54 @@ impl Widget {
         Ok(())
     }
 
-    /// A lesson step by name, as embed.js takes them: `check` (a reach-state task; its
-    /// events follow) and `live` (JSON of `TaskSession`, the current task's session, for a
-    /// receipt). One entry point rather than one per step: each export costs the wasm its
-    /// glue. Throws in a widget without a lesson, or where the step cannot be taken.
-    pub fn act(&self, action: &str) -> Result<String, JsError> {
+    /// A lesson step by name, as embed.js takes them: `live` (JSON of `TaskSession`, the
+    /// current task's session, for a receipt), `check` (its events follow), `hint`,
+    /// `reveal`, `go TASK` (by its index in the lesson file), and the answers `option N`,
+    /// `options N...`, `order N...`, `typed TEXT` (what a receipt's replay takes). One entry
+    /// point rather than one per step: each export costs the wasm its glue. The others return
+    /// the current task's count of hints shown (the replay of a receipt needs it); throws in a
+    /// widget without a lesson, or where the step cannot be taken.
+    pub fn act(&self, action: &str) -> Result<JsValue, JsError> {
         let Some(lesson) = self.shared.lesson.as_ref() else { return Err(JsError::new("this widget plays no lesson")) };
-        if action == "live" {
-            let lesson = lesson.borrow();
-            let (task, log) = (lesson.task(), self.shared.lab.borrow().console().log_since(lesson.start));
-            return Ok(json(&TaskSession { task, base: lesson.runs[task].base.clone(), log }));
+        let (word, rest) = action.split_once(' ').unwrap_or((action, ""));
+        // Parsed as u32, the parse the options' `attempt` already has (usize's would be new code).
+        let (mut numbers, mut numbered) = (Vec::new(), true);
+        for number in rest.split(' ') {
+            match number.parse::<u32>() {
+                Ok(n) => numbers.push(n as usize),
+                Err(_) => numbered = false,
+            }
         }
-        match self.shared.lesson_step(PlayerAction::Check) {
-            Ok(()) => Ok(String::new()),
-            Err(error) => Err(JsError::new(&error)),
-        }
+        let bad = || JsError::new("not a lesson step");
+        let step = match (word, numbered) {
+            ("live", _) => {
+                let lesson = lesson.borrow();
+                let (task, log) = (lesson.task(), self.shared.lab.borrow().console().log_since(lesson.start));
+                let (mut hints, mut solutions) = (Vec::new(), Vec::new());
+                for (t, run) in lesson.runs.iter().enumerate() {
+                    hints.push(run.hints.len());
+                    if run.solution {
+                        solutions.push(t);
+                    }
+                }
+                let session = TaskSession { task, base: lesson.runs[task].base.clone(), log, hints, solutions };
+                return Ok(JsValue::from_str(&json(&session)));
+            }
+            ("check", _) => PlayerAction::Check,
+            ("hint", _) => PlayerAction::Hint,
+            ("reveal", _) => PlayerAction::Reveal,
+            ("typed", _) => PlayerAction::Answer(Answer::Typed(rest.to_owned())),
+            // `split` yields at least one word, so a numbered step has its first number.
+            ("go", true) => {
+                PlayerAction::Go(lesson.borrow().order.iter().position(|&t| t == numbers[0]).ok_or_else(bad)?)
+            }
+            ("option", true) => PlayerAction::Answer(Answer::Option(numbers[0])),
+            ("options", true) => PlayerAction::Answer(Answer::Options(numbers)),
+            ("order", true) => PlayerAction::Answer(Answer::Order(numbers)),
+            _ => return Err(bad()),
+        };
+        self.shared.lesson_step(step).map_err(|error| JsError::new(&error))?;
+        Ok(JsValue::from_f64(lesson.borrow().current().hints.len() as f64))
     }
 
     /// A redis-cli script that replays the session against a real server.

@@ -9,7 +9,7 @@
 //   started MS / saved MS         the learner's clock (Unix ms)
 //   score POINTS [MAX]            what the widget showed
 //   at TASK                       the task being played (the lesson file's index)
-//   task N done|open SCORE hints N solution 0|1 [finished MS]
+//   task N done|open SCORE hints N solution 0|1 [finished MS]   (a task done, answered, or helped)
 //     base ref | base + `| ` lines   per earlier task of its chain (reach-state tasks)
 //     log + `| ` lines               the log the passing Check judged
 //     answer option N | options N... | order N... | typed "JSON"   (questions)
@@ -83,6 +83,11 @@ export async function record(events, live, lessonText, saved) {
     else if (type === 'task-complete' && !t.done) Object.assign(t, { done: true, score: d.score, hints: d.hintsUsed, solution: d.solutionViewed, finished: at });
     else if (type === 'progress') [score, max] = [d.score, d.max];
   }
+  // Hints and the solution seen in a task not finished still count when it is resumed.
+  (live.hints ?? []).forEach((hints, n) => {
+    const solution = live.solutions.includes(n);
+    if ((hints || solution) && !task(n).done) Object.assign(task(n), { hints, solution });
+  });
   if (!ready || ready.lesson == null) throw new Error('this widget plays no lesson, so it has no receipt');
   const out = [HEADER, `lesson ${ready.lesson} ${ready.version} ${await digest(lessonText)}`, `attempt ${ready.attempt}`,
     `variant ${ready.variant}`, `profile ${ready.profile}`, `mode ${ready.mode}`, `started ${started}`, `saved ${saved}`,
@@ -90,7 +95,7 @@ export async function record(events, live, lessonText, saved) {
   const lines = (head, log) => { out.push(head); for (const line of log ? log.split('\n') : []) out.push(`| ${line}`); };
   const session = (s) => { for (const b of s.base) b == null ? out.push('base ref') : lines('base', b); lines('log', s.log); };
   for (const t of [...tasks.values()].sort((a, b) => a.task - b.task)) {
-    if (!t.done && !t.answers.length) continue;
+    if (!t.done && !t.answers.length && !t.hints && !t.solution) continue;
     out.push(`task ${t.task} ${t.done ? 'done' : 'open'} ${t.score} hints ${t.hints} solution ${t.solution ? 1 : 0}${t.finished ? ` finished ${t.finished}` : ''}`);
     if (t.reach) session(t);
     for (const a of t.answers) {
@@ -149,4 +154,56 @@ export function parse(text) {
     else throw bad;
   }
   throw new Error('the receipt is cut short (its last line is missing)');
+}
+
+/** The receipt a token holds, if it resumes the lesson a widget plays (its `ready` event's
+ * detail, `text` the file it played); throws saying why not. */
+export async function resumable(token, ready, text) {
+  if (!ready || ready.lesson == null) throw new Error('this widget plays no lesson, so it cannot resume a receipt');
+  const r = parse(await open(token));
+  if (r.lesson !== ready.lesson || r.version !== ready.version || r.digest !== await digest(text) || r.mode !== ready.mode) {
+    throw new Error(`this receipt is of ${r.lesson} version ${r.version} in mode ${r.mode}: the widget plays ${ready.lesson} version ${ready.version} in mode ${ready.mode}${r.lesson === ready.lesson && r.version === ready.version ? ' (from another file)' : ''}`);
+  }
+  return r;
+}
+
+/**
+ * Plays a receipt's attempt again in a fresh lesson widget `e` of its attempt (the wasm's
+ * handle: `act`, `run`), so it shows the attempt as it was saved: each recorded task in the
+ * file's order, then the live task. Scores are earned again by the same work, not copied.
+ * `events` is the widget's record: what the replay adds is dated as the receipt dates it.
+ */
+export function replay(r, e, events) {
+  const act = (step) => Number(e.act(step));
+  const run = (log) => { for (const line of log ? log.split('\n') : []) e.run(line); };
+  const hints = (want) => {
+    let shown = 0;
+    for (let now; shown < want && (now = act('hint')) > shown;) shown = now;
+    return shown;
+  };
+  const play = (t, session) => {
+    const before = events.length;
+    // The chain a task continued: the first task with a log of its own entered afresh
+    // (entering the task one is at starts it over), each next one continued into.
+    const base = session.base ?? [];
+    const own = base.findIndex((b) => b != null);
+    const from = own < 0 ? t.task : t.task - base.length + own;
+    act(`go ${from}`);
+    act(`go ${from}`);
+    for (let n = from; n < t.task; n++) { run(base[n - from + own]); act(`go ${n + 1}`); }
+    // The ladder first; a failing Check's own hints when the learner saw more than it has.
+    if (hints(t.hints) < t.hints) { act('check'); hints(t.hints); }
+    if (t.solution) { act('reveal'); act('reveal'); }
+    for (const a of t.answers ?? []) {
+      const [kind, value] = Object.entries(a)[0];
+      act(`${kind} ${[].concat(value).join(' ')}`);
+    }
+    run(session.log);
+    if (t.reach && t.done) act('check');
+    for (const x of events.slice(before)) x.at = t.finished ?? r.saved;
+  };
+  const live = r.tasks.find((t) => t.task === r.live.task && !t.done);
+  for (const t of r.tasks) if (t !== live) play(t, t);
+  play({ task: r.live.task, hints: 0, solution: false, ...live, reach: false }, r.live);
+  for (const x of events) if (x.type === 'ready') x.at = r.started;
 }

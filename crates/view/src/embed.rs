@@ -296,6 +296,11 @@ pub struct TaskSession {
     /// What the learner ran since the task started, one console line per line (`name>
     /// COMMAND`, `:clock +MS`).
     pub log: String,
+    /// Per task of the lesson file, the hints shown, so a receipt keeps them for tasks not
+    /// finished yet (a resumed attempt still counts them).
+    pub hints: Vec<usize>,
+    /// The tasks whose solution was shown (the same reason).
+    pub solutions: Vec<usize>,
 }
 
 /// The `task-complete` event.
