@@ -6,7 +6,9 @@
 // by typing and clicking; then the cmi.* values scorm-again holds are checked (score, status,
 // interactions, location, session time, exit). A relaunch mid-lesson (a task done, a question
 // answered, lines typed in the next) restores suspend_data with cmi.entry "resume", and the
-// widget shows the attempt again. Nothing waits on a clock: each step waits for a condition.
+// widget shows the attempt again; opened once more in review mode it records nothing. A 1.2
+// attempt past 4,096 characters is warned of. Nothing waits on a clock: each step waits for a
+// condition.
 // Needs dist/ (cargo xtask dist) and the streamlab binary ($STREAMLAB, else cargo run).
 // Run: node --test tests/browser/scorm.test.mjs
 import { test, before, after } from 'node:test';
@@ -84,7 +86,7 @@ const PLAYER = `
   window.texts = [];
   let api = null;
   const frame = () => document.getElementById('sco');
-  window.launch = (version, url, last) => {
+  window.launch = (version, url, last, review) => {
     const Api = version === '1.2' ? Scorm12API : Scorm2004API;
     api = new Api({ logLevel: 5, autocommit: false });
     const prefix = version === '1.2' ? 'LMS' : '';
@@ -95,6 +97,7 @@ const PLAYER = `
       const data = version === '1.2'
         ? { suspend_data: last.suspend_data, core: { entry: core.exit === 'suspend' ? 'resume' : '', lesson_location: core.lesson_location, lesson_status: core.lesson_status, score: core.score, student_name: 'Lee, Ann' } }
         : { suspend_data: last.suspend_data, entry: last.exit === 'suspend' ? 'resume' : '', location: last.location, completion_status: last.completion_status, success_status: last.success_status, score: last.score, learner_name: 'Ann Lee' };
+      if (review) Object.assign(version === '1.2' ? data.core : data, version === '1.2' ? { lesson_mode: 'review' } : { mode: 'review' });
       api.loadFromJSON(data);
     } else if (version === '1.2') api.loadFromJSON({ core: { student_name: 'Lee, Ann', entry: 'ab-initio' }, student_data: { mastery_score: '80' } });
     else api.loadFromJSON({ learner_name: 'Ann Lee', entry: 'ab-initio', scaled_passing_score: '0.8' });
@@ -255,7 +258,7 @@ for (const version of ['1.2', '2004']) {
       });
     });
 
-    test(`SCORM ${version}, ${form}: a relaunch mid-lesson resumes from suspend_data`, { timeout: 180_000 }, async () => {
+    test(`SCORM ${version}, ${form}: a relaunch mid-lesson resumes from suspend_data${form === 'self' ? '; review mode shows the attempt and records nothing' : ''}`, { timeout: 180_000 }, async () => {
       await withBrowser({}, async (page) => {
         await page.goto(lmsUrl(`/lms-${version}.html`));
         const url = lmsUrl(`/${name}/three.html`);
@@ -286,6 +289,17 @@ for (const version of ['1.2', '2004']) {
         // The earlier tasks stay done with their scores: finishing gives the whole lesson's.
         await lab.getByRole('button', { name: 'Check', exact: true }).click();
         await sco.getByText('Done: 6 of 7, passed (80% needed). Recorded by your course.').waitFor();
+        if (form === 'self') {
+          // Opened again in review mode: the attempt is shown as it ended, and nothing is set.
+          const ended = await page.evaluate(() => window.leave());
+          await page.evaluate(([v, u, last]) => window.launch(v, u, last, true), [version, url, ended]);
+          await sco.getByText('Done: 6 of 7, passed (80% needed).', { exact: true }).waitFor();
+          await lab.getByText('3 of 3 solved').waitFor();
+          const reviewed = await page.evaluate(() => window.leave());
+          assert.equal(reviewed.suspend_data, ended.suspend_data);
+          assert.equal(v12 ? reviewed.core.lesson_status : reviewed.completion_status, v12 ? 'passed' : 'completed');
+          assert.deepEqual(await page.evaluate(() => window.calls), ['Initialize', v12 ? 'Finish' : 'Terminate'], 'no commit in review');
+        }
       });
     });
   }
