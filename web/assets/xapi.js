@@ -270,5 +270,5 @@
   }
 
   // read and duration also serve cmi5.js, which makes its own statements.
-  window.StreamLabXAPI = Object.freeze({ attach, read, duration });
+  window.StreamLabXAPI = Object.freeze({ attach, read, duration, interaction });
 })();

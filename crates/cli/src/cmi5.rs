@@ -3,9 +3,9 @@
 //! imports the file; the page (web/assets/cmi5.html) follows the launch protocol.
 
 use std::fmt::Write as _;
-use std::path::Path;
+use streamlab_lessons::Lesson;
 
-use streamlab_lessons::{parse_lesson, Lesson};
+use crate::package::{self, escape};
 
 /// cmi5's course structure namespace.
 pub const NAMESPACE: &str = "https://w3id.org/xapi/profiles/cmi5/v1/CourseStructure.xsd";
@@ -88,22 +88,6 @@ fn langstring(xml: &mut String, indent: &str, tag: &str, text: &str) {
     let _ = writeln!(xml, r#"{indent}<{tag}><langstring lang="en-US">{}</langstring></{tag}>"#, escape(text.trim()));
 }
 
-/// Text for an XML attribute or element.
-fn escape(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    for c in text.chars() {
-        match c {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '"' => out.push_str("&quot;"),
-            '\'' => out.push_str("&apos;"),
-            _ => out.push(c),
-        }
-    }
-    out
-}
-
 /// A lesson id as a query value: ids are plain names, but a character outside them must not
 /// change the URL's meaning.
 fn query(text: &str) -> String {
@@ -116,35 +100,6 @@ fn query(text: &str) -> String {
         }
     }
     out
-}
-
-/// The lessons `ids` from `dir` (`<id>.toml`, as the repository keeps them), and the
-/// problems: ids with no file, files that do not parse.
-pub fn read_lessons(dir: &Path, ids: &[String]) -> (Vec<Lesson>, Vec<String>) {
-    let (mut lessons, mut problems) = (Vec::new(), Vec::new());
-    for id in ids {
-        let path = dir.join(format!("{id}.toml"));
-        let name = path.display().to_string();
-        let text = match std::fs::read_to_string(&path) {
-            Ok(text) => text,
-            Err(error) if error.kind() == std::io::ErrorKind::NotFound => {
-                problems.push(format!("no lesson \"{id}\" (no {name})"));
-                continue;
-            }
-            Err(error) => {
-                problems.push(format!("{name}: {error}"));
-                continue;
-            }
-        };
-        match parse_lesson(&name, &text) {
-            Ok(lesson) if lesson.id == *id => lessons.push(lesson),
-            Ok(lesson) => problems.push(format!("{name} is the lesson \"{}\", not \"{id}\"", lesson.id)),
-            Err(errors) => {
-                problems.push(errors.iter().map(ToString::to_string).collect::<Vec<_>>().join("\n"));
-            }
-        }
-    }
-    (lessons, problems)
 }
 
 /// The options of `streamlab package cmi5`, read: the course, the lesson directory, the ids
@@ -176,13 +131,7 @@ pub fn parse_args(args: &[String]) -> Result<Args, String> {
         match arg.as_str() {
             "--base" => base = Some(value),
             "--lessons" => dir = value,
-            "--mastery" => {
-                mastery = value
-                    .parse::<f64>()
-                    .ok()
-                    .filter(|m| (0.0..=1.0).contains(m))
-                    .ok_or_else(|| format!("--mastery must be a number from 0 to 1, not \"{value}\""))?;
-            }
+            "--mastery" => mastery = package::mastery(&value)?,
             "--move-on" => {
                 move_on = match value.as_str() {
                     "completed-and-passed" => MoveOn::CompletedAndPassed,
@@ -204,10 +153,7 @@ pub fn parse_args(args: &[String]) -> Result<Args, String> {
         }
     }
     let base = base.ok_or("--base is needed: the URL where StreamLab's dist/ (with cmi5.html) is hosted")?;
-    if !(base.starts_with("https://") || base.starts_with("http://")) || base.contains(['?', '#', ' ']) {
-        return Err(format!("--base must be an http(s) URL without query or fragment, not \"{base}\""));
-    }
-    let base = if base.ends_with('/') { base } else { format!("{base}/") };
+    let base = package::base_url(&base)?;
     if ids.is_empty() {
         return Err("name at least one lesson id".to_owned());
     }
@@ -221,6 +167,9 @@ pub fn parse_args(args: &[String]) -> Result<Args, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::package::read_lessons;
+    use std::path::Path;
+    use streamlab_lessons::parse_lesson;
 
     fn lesson(id: &str, title: &str, summary: &str) -> Lesson {
         let text = format!(
@@ -305,7 +254,7 @@ mod tests {
         let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../lessons");
         let ids = ["streams-and-ids".to_owned(), "no-such-lesson".to_owned()];
         let (lessons, problems) = read_lessons(&dir, &ids);
-        assert_eq!(lessons.iter().map(|l| l.id.as_str()).collect::<Vec<_>>(), ["streams-and-ids"]);
+        assert_eq!(lessons.iter().map(|l| l.lesson.id.as_str()).collect::<Vec<_>>(), ["streams-and-ids"]);
         assert_eq!(problems.len(), 1);
         assert!(problems[0].starts_with("no lesson \"no-such-lesson\""), "{problems:?}");
     }

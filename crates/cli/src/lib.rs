@@ -4,5 +4,8 @@
 
 pub mod cmi5;
 pub mod lessons;
+pub mod package;
 pub mod repl;
+pub mod scorm;
 pub mod transcript;
+pub mod zip;

@@ -13,6 +13,8 @@ const USAGE: &str = "usage:
   streamlab check [--bless] DIR                         validate the lessons in DIR; --bless rewrites golden traces
   streamlab server [options]                            serve over RESP like redis-server (see --help)
   streamlab package cmi5 --base URL [options] ID...     write a cmi5 course (cmi5.xml) of lessons (see --help)
+  streamlab package scorm --scorm 1.2|2004 [options] -o FILE.zip ID...
+                                                        write a SCORM package of lessons (see --help)
 profiles: redis-7.4, redis-8.2, redis-8.4, redis-8.6, redis-8.8, redis-8.10 (default), valkey-9";
 
 fn main() -> ExitCode {
@@ -64,6 +66,7 @@ fn main() -> ExitCode {
         Some("check") => check(&args[1..]),
         Some("server") => streamlab_server::main_with_args(&args[1..]),
         Some("package") if args.get(1).is_some_and(|a| a == "cmi5") => package_cmi5(&args[2..]),
+        Some("package") if args.get(1).is_some_and(|a| a == "scorm") => package_scorm(&args[2..]),
         Some("-h" | "--help" | "help") => {
             emit(&format!("{USAGE}\n"));
             ExitCode::SUCCESS
@@ -112,7 +115,7 @@ fn package_cmi5(args: &[String]) -> ExitCode {
             return ExitCode::from(2);
         }
     };
-    let (lessons, problems) = cmi5::read_lessons(std::path::Path::new(&args.dir), &args.ids);
+    let (lessons, problems) = streamlab_cli::package::read_lessons(std::path::Path::new(&args.dir), &args.ids);
     if !problems.is_empty() {
         for problem in problems {
             eprintln!("streamlab: {problem}");
@@ -120,6 +123,7 @@ fn package_cmi5(args: &[String]) -> ExitCode {
         eprintln!("streamlab: no course written");
         return ExitCode::FAILURE;
     }
+    let lessons: Vec<_> = lessons.into_iter().map(|l| l.lesson).collect();
     let xml = cmi5::course_xml(&args.course, &lessons);
     match &args.out {
         None => emit(&xml),
@@ -131,6 +135,70 @@ fn package_cmi5(args: &[String]) -> ExitCode {
             eprintln!("streamlab: wrote {file} ({} AUs)", lessons.len());
         }
     }
+    ExitCode::SUCCESS
+}
+
+/// `package scorm`: the zip of the lessons found, or nothing (as `package cmi5`). Lessons
+/// whose receipts could outgrow the version's suspend_data are warned about, not refused:
+/// the score and status are recorded whatever their size.
+fn package_scorm(args: &[String]) -> ExitCode {
+    use streamlab_cli::scorm;
+    if args.iter().any(|a| a == "-h" || a == "--help") {
+        emit(&format!("{}\n", scorm::USAGE));
+        return ExitCode::SUCCESS;
+    }
+    let args = match scorm::parse_args(args) {
+        Ok(args) => args,
+        Err(error) => {
+            eprintln!("streamlab: {error}\n{}", scorm::USAGE);
+            return ExitCode::from(2);
+        }
+    };
+    let (lessons, problems) = streamlab_cli::package::read_lessons(std::path::Path::new(&args.dir), &args.ids);
+    if !problems.is_empty() {
+        for problem in problems {
+            eprintln!("streamlab: {problem}");
+        }
+        eprintln!("streamlab: no package written");
+        return ExitCode::FAILURE;
+    }
+    let zip = match scorm::build(&args.package, &lessons) {
+        Ok(built) => built.zip,
+        Err(error) => {
+            eprintln!("streamlab: {error}\nstreamlab: no package written");
+            return ExitCode::FAILURE;
+        }
+    };
+    if let scorm::Form::Thin { base } = &args.package.form {
+        if base.starts_with("http://") && !["http://localhost", "http://127.0.0.1"].iter().any(|l| base.starts_with(l))
+        {
+            eprintln!("streamlab: warning: --base is http://: an LMS served over https cannot load StreamLab from it (mixed content)");
+        }
+    }
+    for lesson in &lessons {
+        match scorm::size_warning(&args.package, &lesson.lesson) {
+            Some(warning) => eprintln!("streamlab: warning: {warning}"),
+            None if args.package.version == scorm::Version::Scorm12 => eprintln!(
+                "streamlab: lesson \"{}\": its receipt is about {} characters when played by its solutions (SCORM 1.2 keeps 4,096)",
+                lesson.lesson.id,
+                scorm::receipt_estimate(&lesson.lesson, args.package.quiz)
+            ),
+            None => {}
+        }
+    }
+    if let Err(error) = std::fs::write(&args.out, &zip) {
+        eprintln!("streamlab: {}: {error}", args.out);
+        return ExitCode::FAILURE;
+    }
+    let form = match args.package.form {
+        scorm::Form::SelfContained { .. } => "self-contained",
+        scorm::Form::Thin { .. } => "thin",
+    };
+    let version = match args.package.version {
+        scorm::Version::Scorm12 => "SCORM 1.2",
+        scorm::Version::Scorm2004 => "SCORM 2004 4th edition",
+    };
+    eprintln!("streamlab: wrote {} ({version}, {form}, {} SCOs, {} bytes)", args.out, lessons.len(), zip.len());
     ExitCode::SUCCESS
 }
 
