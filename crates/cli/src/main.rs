@@ -100,29 +100,44 @@ fn check(args: &[String]) -> ExitCode {
     }
 }
 
-/// `package cmi5`: the course of the lessons found, or nothing and the ids that were not
-/// (a course missing a lesson is an author's mistake, not a smaller course).
-fn package_cmi5(args: &[String]) -> ExitCode {
-    use streamlab_cli::cmi5;
+/// What a package command starts from: its arguments and every lesson it names, or the exit
+/// code once its help, a usage error or the lessons not found are said (`what` is the file
+/// not written).
+fn package_input<A>(
+    args: &[String],
+    usage: &str,
+    parse: fn(&[String]) -> Result<A, String>,
+    lessons_of: fn(&A) -> (&String, &Vec<String>),
+    what: &str,
+) -> Result<(A, Vec<streamlab_cli::package::LessonFile>), ExitCode> {
     if args.iter().any(|a| a == "-h" || a == "--help") {
-        emit(&format!("{}\n", cmi5::USAGE));
-        return ExitCode::SUCCESS;
+        emit(&format!("{usage}\n"));
+        return Err(ExitCode::SUCCESS);
     }
-    let args = match cmi5::parse_args(args) {
-        Ok(args) => args,
-        Err(error) => {
-            eprintln!("streamlab: {error}\n{}", cmi5::USAGE);
-            return ExitCode::from(2);
-        }
-    };
-    let (lessons, problems) = streamlab_cli::package::read_lessons(std::path::Path::new(&args.dir), &args.ids);
+    let args = parse(args).map_err(|error| {
+        eprintln!("streamlab: {error}\n{usage}");
+        ExitCode::from(2)
+    })?;
+    let (dir, ids) = lessons_of(&args);
+    let (lessons, problems) = streamlab_cli::package::read_lessons(std::path::Path::new(dir), ids);
     if !problems.is_empty() {
         for problem in problems {
             eprintln!("streamlab: {problem}");
         }
-        eprintln!("streamlab: no course written");
-        return ExitCode::FAILURE;
+        eprintln!("streamlab: no {what} written");
+        return Err(ExitCode::FAILURE);
     }
+    Ok((args, lessons))
+}
+
+/// `package cmi5`: the course of the lessons found, or nothing and the ids that were not
+/// (a course missing a lesson is an author's mistake, not a smaller course).
+fn package_cmi5(args: &[String]) -> ExitCode {
+    use streamlab_cli::cmi5;
+    let (args, lessons) = match package_input(args, cmi5::USAGE, cmi5::parse_args, |a| (&a.dir, &a.ids), "course") {
+        Ok(input) => input,
+        Err(code) => return code,
+    };
     let lessons: Vec<_> = lessons.into_iter().map(|l| l.lesson).collect();
     let xml = cmi5::course_xml(&args.course, &lessons);
     match &args.out {
@@ -143,25 +158,10 @@ fn package_cmi5(args: &[String]) -> ExitCode {
 /// the score and status are recorded whatever their size.
 fn package_scorm(args: &[String]) -> ExitCode {
     use streamlab_cli::scorm;
-    if args.iter().any(|a| a == "-h" || a == "--help") {
-        emit(&format!("{}\n", scorm::USAGE));
-        return ExitCode::SUCCESS;
-    }
-    let args = match scorm::parse_args(args) {
-        Ok(args) => args,
-        Err(error) => {
-            eprintln!("streamlab: {error}\n{}", scorm::USAGE);
-            return ExitCode::from(2);
-        }
+    let (args, lessons) = match package_input(args, scorm::USAGE, scorm::parse_args, |a| (&a.dir, &a.ids), "package") {
+        Ok(input) => input,
+        Err(code) => return code,
     };
-    let (lessons, problems) = streamlab_cli::package::read_lessons(std::path::Path::new(&args.dir), &args.ids);
-    if !problems.is_empty() {
-        for problem in problems {
-            eprintln!("streamlab: {problem}");
-        }
-        eprintln!("streamlab: no package written");
-        return ExitCode::FAILURE;
-    }
     let zip = match scorm::build(&args.package, &lessons) {
         Ok(built) => built.zip,
         Err(error) => {
