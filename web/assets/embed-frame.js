@@ -28,7 +28,7 @@
   const frame = { origin: around && around !== origin ? null : origin, index, problems, unsaved };
   const raw = {};
   for (const [key, value] of params) {
-    if (key === 'origin' || key === 'options') continue;
+    if (['origin', 'options', 'jsinput', 'lti'].includes(key)) continue;
     if (key === 'setup') raw.setup = (raw.setup || []).concat(value.split('\n'));
     else raw[key] = value;
   }
@@ -36,6 +36,12 @@
   if ('xapi-base' in raw) problems.push('xapi-base needs embed.js in the course page: a bare iframe sends no xAPI statements');
   // A page lazy-loads the frame itself.
   if (raw.loading === undefined) raw.loading = 'eager';
+  // Course platforms' own protocols, spoken to `origin` only: Open edX's JSInput (jsinput.js)
+  // and Canvas's lti.frameResize.
+  const lti = params.has('lti');
+  for (const [key, what] of [['jsinput', 'the LMS'], ['lti', 'the Canvas page']]) {
+    if (params.has(key) && !origin) problems.push(`${key}=1 needs origin=, ${what}'s origin, such as https://courses.example.org`);
+  }
   const element = document.getElementById('widget');
   const EVENTS = [...window.StreamLab.events, 'resize'];
   const METHODS = window.StreamLab.methods;
@@ -52,7 +58,10 @@
     later = false;
     const box = element.getBoundingClientRect();
     const now = { width: Math.round(box.width), height: Math.round(box.height) };
-    if (JSON.stringify(now) !== size) post('resize', now);
+    if (JSON.stringify(now) !== size) {
+      post('resize', now);
+      if (lti && origin) window.parent.postMessage(JSON.stringify({ subject: 'lti.frameResize', height: now.height }), origin);
+    }
     size = JSON.stringify(now);
     try {
       const state = handle.getState();
@@ -99,4 +108,10 @@
   });
   if (waiting) post('open');
   else start(raw);
+  if (params.has('jsinput') && origin) {
+    window.StreamLabFrame = { origin, handle: () => handle };
+    const tag = document.createElement('script');
+    tag.src = 'jsinput.js';
+    document.head.append(tag);
+  }
 })();
