@@ -120,14 +120,9 @@ pub const USAGE: &str = "usage: streamlab package cmi5 --base URL [--lessons DIR
 pub fn parse_args(args: &[String]) -> Result<Args, String> {
     let (mut base, mut dir, mut mastery, mut move_on, mut quiz) =
         (None, "lessons".to_owned(), 0.8, MoveOn::CompletedAndPassed, false);
-    let (mut id, mut title, mut out, mut ids) = (None, None, None, Vec::new());
-    let mut rest = args.iter();
-    while let Some(arg) = rest.next() {
-        if !arg.starts_with('-') {
-            ids.push(arg.clone());
-            continue;
-        }
-        let value = rest.next().ok_or_else(|| format!("{arg} needs a value"))?.clone();
+    let (mut id, mut title, mut out) = (None, None, None);
+    let (options, ids) = package::options(args)?;
+    for (arg, value) in options {
         match arg.as_str() {
             "--base" => base = Some(value),
             "--lessons" => dir = value,
@@ -139,13 +134,7 @@ pub fn parse_args(args: &[String]) -> Result<Args, String> {
                     _ => return Err(format!("--move-on must be completed-and-passed or completed, not \"{value}\"")),
                 };
             }
-            "--mode" => {
-                quiz = match value.as_str() {
-                    "quiz" => true,
-                    "lesson" => false,
-                    _ => return Err(format!("--mode must be lesson or quiz, not \"{value}\"")),
-                };
-            }
+            "--mode" => quiz = package::quiz_mode(&value)?,
             "--course-id" => id = Some(value),
             "--title" => title = Some(value),
             "-o" | "--out" => out = Some(value),

@@ -62,6 +62,34 @@ pub fn escape(text: &str) -> String {
     out
 }
 
+/// A command line's `--option value` pairs, in order.
+pub type Pairs = Vec<(String, String)>;
+
+/// A package command's arguments: its `--option value` pairs, and the lesson ids (every
+/// argument not starting with `-`).
+pub fn options(args: &[String]) -> Result<(Pairs, Vec<String>), String> {
+    let (mut options, mut ids) = (Vec::new(), Vec::new());
+    let mut rest = args.iter();
+    while let Some(arg) = rest.next() {
+        if !arg.starts_with('-') {
+            ids.push(arg.clone());
+            continue;
+        }
+        let value = rest.next().ok_or_else(|| format!("{arg} needs a value"))?;
+        options.push((arg.clone(), value.clone()));
+    }
+    Ok((options, ids))
+}
+
+/// `--mode`'s value: whether the package plays the lesson's questions only.
+pub fn quiz_mode(value: &str) -> Result<bool, String> {
+    match value {
+        "quiz" => Ok(true),
+        "lesson" => Ok(false),
+        _ => Err(format!("--mode must be lesson or quiz, not \"{value}\"")),
+    }
+}
+
 /// `--mastery`'s value: a scaled score from 0 to 1.
 pub fn mastery(value: &str) -> Result<f64, String> {
     value

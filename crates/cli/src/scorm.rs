@@ -386,15 +386,9 @@ pub const USAGE: &str = "usage: streamlab package scorm --scorm 1.2|2004 [--form
 /// Reads the arguments after `package scorm`.
 pub fn parse_args(args: &[String]) -> Result<Args, String> {
     let (mut version, mut form, mut site, mut base) = (None, "self".to_owned(), None, None);
-    let (mut dir, mut mastery, mut quiz, mut title, mut out, mut ids) =
-        ("lessons".to_owned(), 0.8, false, None, None, Vec::new());
-    let mut rest = args.iter();
-    while let Some(arg) = rest.next() {
-        if !arg.starts_with('-') {
-            ids.push(arg.clone());
-            continue;
-        }
-        let value = rest.next().ok_or_else(|| format!("{arg} needs a value"))?.clone();
+    let (mut dir, mut mastery, mut quiz, mut title, mut out) = ("lessons".to_owned(), 0.8, false, None, None);
+    let (options, ids) = package::options(args)?;
+    for (arg, value) in options {
         match arg.as_str() {
             "--scorm" => {
                 version = Some(match value.as_str() {
@@ -413,13 +407,7 @@ pub fn parse_args(args: &[String]) -> Result<Args, String> {
             "--base" => base = Some(value),
             "--lessons" => dir = value,
             "--mastery" => mastery = package::mastery(&value)?,
-            "--mode" => {
-                quiz = match value.as_str() {
-                    "quiz" => true,
-                    "lesson" => false,
-                    _ => return Err(format!("--mode must be lesson or quiz, not \"{value}\"")),
-                };
-            }
+            "--mode" => quiz = package::quiz_mode(&value)?,
             "--title" => title = Some(value),
             "-o" | "--out" => out = Some(value),
             _ => return Err(format!("unknown option {arg}")),
