@@ -111,6 +111,17 @@ impl Lesson {
         Ok(console)
     }
 
+    /// A fresh console with the lesson's setup and every intro demo run: where the first
+    /// task's own setup starts.
+    pub fn after_intro(&self, variant: usize) -> Result<Console, CheckError> {
+        let v = self.variant(variant)?;
+        let mut console = self.after_setup(variant)?;
+        for step in &self.intro {
+            run_lines(&mut console, &step.demo, v);
+        }
+        Ok(console)
+    }
+
     /// The tasks a task's start state is built from: the first task of its chain (a task that
     /// does not continue) up to the task itself.
     pub fn chain(&self, task: usize) -> std::ops::RangeInclusive<usize> {
@@ -139,10 +150,7 @@ impl Lesson {
     ) -> Result<Console, CheckError> {
         self.task(task)?;
         let v = self.variant(variant)?;
-        let mut console = self.after_setup(variant)?;
-        for step in &self.intro {
-            run_lines(&mut console, &step.demo, v);
-        }
+        let mut console = self.after_intro(variant)?;
         let chain = self.chain(task);
         let first = *chain.start();
         // `get`, not `[t]`: the chain's tasks exist (no bounds-check panic path).
@@ -456,7 +464,7 @@ fn apply_all(variant: &Variant, entries: &[Vec<String>]) -> Vec<Vec<String>> {
 
 /// What a check found.
 #[derive(Debug, Clone, PartialEq, Eq)]
-enum Actual {
+pub(crate) enum Actual {
     Int(i64),
     Nil,
     Text(String),
@@ -526,7 +534,7 @@ fn includes(entries: &[Vec<String>], wanted: &[Vec<String>]) -> bool {
     true
 }
 
-fn describe_actual(actual: &Actual, is_owner: bool) -> String {
+pub(crate) fn describe_actual(actual: &Actual, is_owner: bool) -> String {
     match actual {
         Actual::Int(n) => n.to_string(),
         Actual::Nil => "nil".into(),
@@ -553,7 +561,7 @@ pub(crate) fn measure_on(subject: &Subject, session: &Session) -> Option<i64> {
     }
 }
 
-fn measure(subject: &Subject, session: &Session, trail: &Trail) -> Actual {
+pub(crate) fn measure(subject: &Subject, session: &Session, trail: &Trail) -> Actual {
     use SubjectKind as K;
     let db = session.keyspace();
     let (stream, group, consumer) = (subject.text(Loc::Stream), subject.text(Loc::Group), subject.text(Loc::Consumer));

@@ -9,6 +9,7 @@
 //! * [`script`]: lesson lines and learners' logs, and how variants rewrite text;
 //! * [`params`]: the integers a variant may change and the `${expr}` placeholders using them;
 //! * [`trail`]: what the learner ran in a task, for process checks and par;
+//! * [`propose`]: the checks a change of state suggests, for the studio;
 //! * [`quiz`]: answering questions, and the shuffled order their options are shown in;
 //! * [`toml`]: the TOML reader underneath, keeping every key's and value's span;
 //!   [`shape`] reads its tables field by field.
@@ -21,6 +22,7 @@ pub mod model;
 pub mod params;
 pub mod parse;
 mod parse_check;
+pub mod propose;
 pub mod quiz;
 pub mod script;
 pub mod shape;
@@ -31,7 +33,7 @@ pub mod validate;
 pub use check::{check_chain, check_log, judge, predicted_reply, run_one, turned_off, CheckError, Failure, Verdict};
 pub use error::LessonError;
 pub use model::{Check, Expect, Goal, Lesson, Line, Profile, Subject, Task, TaskKind, Value, Variant};
-pub use parse::parse_lesson;
+pub use parse::{parse_draft, parse_lesson};
 pub use parse_check::CHECK_KINDS;
 pub use quiz::{check_answer, option_why, shown_order, Answer, Answered};
 pub use script::{parse_log, LogLine};
