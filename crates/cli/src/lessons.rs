@@ -1,6 +1,6 @@
 //! `streamlab check [--bless] DIR`: validates a lesson directory (its `index.toml`, every
 //! other `*.toml` as a lesson) and compares each lesson's golden trace with
-//! `DIR/golden/<id>.txt`. The checks themselves live in `streamlab_lessons::validate`; this
+//! `DIR/golden/<id>.txt`; `streamlab check FILE.toml` validates one lesson alone. The checks themselves live in `streamlab_lessons::validate`; this
 //! module reads and writes the files and prints the report.
 
 use std::fmt::Write as _;
@@ -41,39 +41,9 @@ pub fn check_dir(dir: &Path, bless: bool) -> Outcome {
     files.sort();
     let mut reports: Vec<Report> = Vec::new();
     for path in &files {
-        let name = path.display().to_string();
-        let report = match std::fs::read_to_string(path) {
-            Ok(text) => validate_lesson(&name, &text),
-            Err(error) => {
-                let _ = writeln!(out.text, "FAIL  {name}: {error}");
-                out.failed += 1;
-                continue;
-            }
-        };
-        let mut problems: Vec<String> = report.problems.iter().map(ToString::to_string).collect();
-        if let (Some(lesson), None) = (&report.lesson, &report.skipped) {
-            if let Some(problem) = golden(dir, &lesson.id, &report.trace, bless, &mut out.text) {
-                problems.push(problem);
-            }
+        if let Some(report) = check_one(path, Some((dir, bless)), &mut out) {
+            reports.push(report);
         }
-        let id = report.lesson.as_ref().map_or(name.clone(), |l| l.id.clone());
-        if !problems.is_empty() {
-            let _ = writeln!(out.text, "FAIL  {id} ({name})");
-            for problem in problems {
-                for (n, line) in problem.lines().enumerate() {
-                    let _ = writeln!(out.text, "{}{line}", if n == 0 { "  - " } else { "    " });
-                }
-            }
-            out.failed += 1;
-        } else if let Some(reason) = &report.skipped {
-            let _ = writeln!(out.text, "SKIP  {id}: {reason}");
-            out.skipped += 1;
-        } else {
-            let lesson = report.lesson.as_ref().expect("a passing lesson parsed");
-            let _ = writeln!(out.text, "ok    {id} ({} tasks, {} variants)", lesson.tasks.len(), lesson.variants.len());
-            out.passed += 1;
-        }
-        reports.push(report);
     }
     stale_goldens(dir, &reports, bless, &mut out);
     let index_path = dir.join("index.toml");
@@ -97,6 +67,56 @@ pub fn check_dir(dir: &Path, bless: bool) -> Outcome {
         out.failed += 1;
     }
     finish(out)
+}
+
+/// `streamlab check FILE.toml`: one lesson on its own, as an author checks a draft (the
+/// studio's export, say) before it joins a directory; with no directory around it there is no
+/// index to agree with and no golden trace to compare, and the report says so.
+pub fn check_file(path: &Path) -> Outcome {
+    let mut out = Outcome::default();
+    if check_one(path, None, &mut out).is_some_and(|r| r.passed()) {
+        let _ = writeln!(out.text, "      (one file: no index, and the golden trace is not compared)");
+    }
+    finish(out)
+}
+
+/// Validates one lesson file and reports it; with `golden` (the directory and whether to
+/// bless), its trace is compared with the directory's golden file. Returns the report, unless
+/// the file could not be read.
+fn check_one(path: &Path, golden: Option<(&Path, bool)>, out: &mut Outcome) -> Option<Report> {
+    let name = path.display().to_string();
+    let report = match std::fs::read_to_string(path) {
+        Ok(text) => validate_lesson(&name, &text),
+        Err(error) => {
+            let _ = writeln!(out.text, "FAIL  {name}: {error}");
+            out.failed += 1;
+            return None;
+        }
+    };
+    let mut problems: Vec<String> = report.problems.iter().map(ToString::to_string).collect();
+    if let (Some(lesson), None, Some((dir, bless))) = (&report.lesson, &report.skipped, golden) {
+        if let Some(problem) = self::golden(dir, &lesson.id, &report.trace, bless, &mut out.text) {
+            problems.push(problem);
+        }
+    }
+    let id = report.lesson.as_ref().map_or(name.clone(), |l| l.id.clone());
+    if !problems.is_empty() {
+        let _ = writeln!(out.text, "FAIL  {id} ({name})");
+        for problem in problems {
+            for (n, line) in problem.lines().enumerate() {
+                let _ = writeln!(out.text, "{}{line}", if n == 0 { "  - " } else { "    " });
+            }
+        }
+        out.failed += 1;
+    } else if let Some(reason) = &report.skipped {
+        let _ = writeln!(out.text, "SKIP  {id}: {reason}");
+        out.skipped += 1;
+    } else {
+        let lesson = report.lesson.as_ref().expect("a passing lesson parsed");
+        let _ = writeln!(out.text, "ok    {id} ({} tasks, {} variants)", lesson.tasks.len(), lesson.variants.len());
+        out.passed += 1;
+    }
+    Some(report)
 }
 
 fn finish(mut out: Outcome) -> Outcome {

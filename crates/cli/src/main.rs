@@ -11,6 +11,7 @@ const USAGE: &str = "usage:
   streamlab [--profile NAME] run FILE                   run a command file, print the transcript
   streamlab [--profile NAME] replay [--bless] FILE...   check transcripts; --bless rewrites them
   streamlab check [--bless] DIR                         validate the lessons in DIR; --bless rewrites golden traces
+  streamlab check FILE.toml                             validate one lesson file on its own
   streamlab server [options]                            serve over RESP like redis-server (see --help)
   streamlab package cmi5 --base URL [options] ID...     write a cmi5 course (cmi5.xml) of lessons (see --help)
   streamlab package scorm --scorm 1.2|2004 [options] -o FILE.zip ID...
@@ -91,7 +92,12 @@ fn check(args: &[String]) -> ExitCode {
         eprintln!("{USAGE}");
         return ExitCode::from(2);
     };
-    let outcome = streamlab_cli::lessons::check_dir(std::path::Path::new(dir), bless);
+    let path = std::path::Path::new(dir);
+    let outcome = if path.is_file() {
+        streamlab_cli::lessons::check_file(path)
+    } else {
+        streamlab_cli::lessons::check_dir(path, bless)
+    };
     emit(&outcome.text);
     if outcome.failed == 0 {
         ExitCode::SUCCESS

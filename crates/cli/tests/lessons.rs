@@ -3,7 +3,7 @@
 
 use std::path::{Path, PathBuf};
 
-use streamlab_cli::lessons::check_dir;
+use streamlab_cli::lessons::{check_dir, check_file};
 
 #[test]
 fn the_repository_lessons_pass() {
@@ -96,6 +96,24 @@ fn broken_lessons_fail_with_file_and_line() {
     assert!(outcome.text.contains(&format!("  - {file}:7:1: unknown field `colour`")), "{}", outcome.text);
     assert!(outcome.text.contains("lesson `mini` is listed but has no file"), "{}", outcome.text);
     assert!(outcome.text.ends_with("0 passed, 2 failed, 0 skipped\n"), "{}", outcome.text);
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn one_file_is_checked_on_its_own() {
+    let dir = scratch("one");
+    let file = dir.join("mini.toml");
+    std::fs::write(&file, LESSON).unwrap();
+    let outcome = check_file(&file);
+    assert_eq!(
+        outcome.text,
+        "ok    mini (2 tasks, 2 variants)\n      (one file: no index, and the golden trace is not compared)\n\
+         1 passed, 0 failed, 0 skipped\n"
+    );
+    std::fs::write(&file, LESSON.replace("minutes = 1", "minutes = 1\ncolour = \"red\"")).unwrap();
+    let outcome = check_file(&file);
+    assert!(outcome.text.contains(&format!("  - {}:7:1: unknown field `colour`", file.display())), "{}", outcome.text);
+    assert_eq!(outcome.failed, 1);
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
