@@ -16,7 +16,7 @@ import { createServer } from 'node:http';
 import { EventEmitter, once } from 'node:events';
 import { join } from 'node:path';
 import validation from 'xapi-validation';
-import { root, shots, serveDist, withBrowser, tinyLesson } from './harness.mjs';
+import { root, shots, serveDist, withBrowser, tinyLesson, lessonHost, playTiny } from './harness.mjs';
 
 const validate = validation.default;
 const ADL = 'http://adlnet.gov/expapi/verbs/';
@@ -35,13 +35,7 @@ const recorded = new EventEmitter();
 before(async () => {
   dist = await serveDist();
   // StreamLab's host: dist/, with the test's tiny lesson among its lessons.
-  host = createServer(async (req, res) => {
-    const path = new URL(req.url, 'http://x').pathname;
-    if (path === '/lessons/tiny.toml') { res.writeHead(200, { 'content-type': 'text/plain; charset=utf-8' }).end(tinyLesson('tiny')); return; }
-    const upstream = await fetch(new URL(path.slice(1), dist.url));
-    res.writeHead(upstream.status, { 'content-type': upstream.headers.get('content-type') ?? 'text/plain' });
-    res.end(Buffer.from(await upstream.arrayBuffer()));
-  });
+  host = lessonHost(dist, { tiny: tinyLesson('tiny') });
   lmsServer = createServer((req, res) => {
     const cors = {
       'access-control-allow-origin': req.headers.origin ?? '*',
@@ -132,19 +126,10 @@ async function received(session, count) {
   return of(session);
 }
 
-/** Plays the tiny lesson as a person would: reads the task (the attempt's variant names the
- * stream), types the group, sees OK, checks, answers. */
-async function playTiny(page, ready = 'Your work is recorded by your course.') {
+/** Plays the tiny lesson as a person would, once the AU page says `ready`. */
+async function playTinyAU(page, ready = 'Your work is recorded by your course.') {
   await page.getByText(ready).waitFor();
-  const prompt = await page.getByText(/^Create the group g on \S+, and the stream with it\.$/).innerText();
-  const stream = prompt.match(/ on (\S+),/)[1];
-  await page.locator('#console-input').fill(`XGROUP CREATE ${stream} g 0 MKSTREAM`);
-  await page.locator('#console-input').press('Enter');
-  await page.locator('.log .log-item').filter({ hasText: 'OK' }).waitFor();
-  await page.getByRole('button', { name: 'Check', exact: true }).click();
-  await page.getByRole('button', { name: 'Next →' }).click();
-  await page.getByLabel('XACK', { exact: true }).check();
-  await page.getByRole('button', { name: 'Answer' }).click();
+  await playTiny(page);
 }
 
 /** What every cmi5-defined statement carries (spec 9.6), and valid xAPI. */
@@ -166,7 +151,7 @@ test('a Normal launch: initialized, completed without a score, passed with the r
   await withBrowser({}, async (page) => {
     await page.goto(first.url);
     await received(first.session, 1);
-    await playTiny(page);
+    await playTinyAU(page);
     await received(first.session, 3);
     await page.getByText(/^Done: 4 of 4, passed/).waitFor();
     await mkdir(shots, { recursive: true });
@@ -208,7 +193,7 @@ test('a Normal launch: initialized, completed without a score, passed with the r
     const second = launchUrl(registration);
     await page.goto(second.url);
     await received(second.session, 1);
-    await playTiny(page);
+    await playTinyAU(page);
     await page.getByText(/already has this lesson's result/).waitFor();
     await page.getByRole('button', { name: 'Exit' }).click();
     await page.waitForURL(RETURN());
@@ -224,7 +209,7 @@ test('a Browse launch records no result; leaving the page terminates the session
   const browse = launchUrl(registration, { launchMode: 'Browse', returnURL: null });
   await withBrowser({}, async (page) => {
     await page.goto(browse.url);
-    await playTiny(page, 'Browse mode: nothing is recorded.');
+    await playTinyAU(page, 'Browse mode: nothing is recorded.');
     await page.getByText('2 of 2 tasks done.').waitFor();
     await page.goto('about:blank');
     const made = await received(browse.session, 2);

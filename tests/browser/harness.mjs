@@ -287,6 +287,40 @@ export function lessonTasks(text) {
   }));
 }
 
+/** StreamLab's host for a course-platform test (not yet listening): dist/ as served at
+ * `dist.url`, with `lessons` (id → the file's text) among its lessons. */
+export function lessonHost(dist, lessons) {
+  return createServer(async (req, res) => {
+    const path = new URL(req.url, 'http://x').pathname;
+    const id = path.match(/^\/lessons\/([a-z0-9-]+)\.toml$/)?.[1];
+    if (id && Object.hasOwn(lessons, id)) { res.writeHead(200, { 'content-type': 'text/plain; charset=utf-8' }).end(lessons[id]); return; }
+    const upstream = await fetch(new URL(path.slice(1), dist.url));
+    res.writeHead(upstream.status, { 'content-type': upstream.headers.get('content-type') ?? 'text/plain' });
+    res.end(Buffer.from(await upstream.arrayBuffer()));
+  });
+}
+
+/** The tiny lesson's first task, as a person does it in `scope` (a page or frame): reads the
+ * prompt (the attempt's variant names the stream), types the group, sees OK, checks.
+ * Resolves to the stream's name. */
+export async function groupTask(scope) {
+  const prompt = await scope.getByText(/^Create the group g on \S+, and the stream with it\.$/).innerText();
+  const stream = prompt.match(/ on (\S+),/)[1];
+  await scope.locator('#console-input').fill(`XGROUP CREATE ${stream} g 0 MKSTREAM`);
+  await scope.locator('#console-input').press('Enter');
+  await scope.locator('.log .log-item').filter({ hasText: 'OK' }).waitFor();
+  await scope.getByRole('button', { name: 'Check', exact: true }).click();
+  return stream;
+}
+
+/** The whole tiny lesson in `scope`: the group task, then the question answered right. */
+export async function playTiny(scope) {
+  await groupTask(scope);
+  await scope.getByRole('button', { name: 'Next →' }).click();
+  await scope.getByLabel('XACK', { exact: true }).check();
+  await scope.getByRole('button', { name: 'Answer' }).click();
+}
+
 /**
  * A lesson of one reach-state task (make the group `g` on `s`) and one question (which
  * command acknowledges), with the id `id`: in quiz mode only the question is played, so

@@ -10,10 +10,9 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
-import { createServer } from 'node:http';
 import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
-import { root, serveDist, withBrowser, screenshot, filesServer, tinyLesson } from './harness.mjs';
+import { root, serveDist, withBrowser, screenshot, filesServer, tinyLesson, lessonHost, playTiny } from './harness.mjs';
 
 const { load, verifyReceipt } = await import(join(root, 'dist', 'grader', 'grader.js'));
 await load();
@@ -41,13 +40,7 @@ const edxPage = (src, extra = '') => `<!doctype html><html lang="en"><title>Cour
 before(async () => {
   dist = await serveDist();
   // StreamLab's host: dist/, with the tiny lesson among its lessons.
-  host = createServer(async (req, res) => {
-    const path = new URL(req.url, 'http://x').pathname;
-    if (path === '/lessons/tiny.toml') { res.writeHead(200, { 'content-type': 'text/plain; charset=utf-8' }).end(tinyLesson('tiny')); return; }
-    const upstream = await fetch(new URL(path.slice(1), dist.url));
-    res.writeHead(upstream.status, { 'content-type': upstream.headers.get('content-type') ?? 'text/plain' });
-    res.end(Buffer.from(await upstream.arrayBuffer()));
-  });
+  host = lessonHost(dist, { tiny: tinyLesson('tiny') });
   await listen(host);
   const pages = new Map([['/jschannel.js', { type: 'text/javascript', body: JSCHANNEL }]]);
   course = filesServer(pages);
@@ -63,15 +56,7 @@ after(() => { dist.close(); host.close(); course.close(); other.close(); });
 
 /** The tiny lesson played in the frame as a learner: a console line, Check, a choice. */
 async function play(frame) {
-  const prompt = await frame.getByText(/^Create the group g on \S+, and the stream with it\.$/).innerText();
-  const stream = prompt.match(/ on (\S+),/)[1];
-  await frame.locator('#console-input').fill(`XGROUP CREATE ${stream} g 0 MKSTREAM`);
-  await frame.locator('#console-input').press('Enter');
-  await frame.locator('.log .log-item').filter({ hasText: 'OK' }).waitFor();
-  await frame.getByRole('button', { name: 'Check', exact: true }).click();
-  await frame.getByRole('button', { name: 'Next →' }).click();
-  await frame.getByLabel('XACK', { exact: true }).check();
-  await frame.getByRole('button', { name: 'Answer' }).click();
+  await playTiny(frame);
   await frame.getByText('2 of 2 solved').waitFor();
 }
 

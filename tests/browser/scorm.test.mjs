@@ -15,10 +15,9 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdtemp, writeFile, readFile, readdir } from 'node:fs/promises';
 import { execFileSync, spawnSync } from 'node:child_process';
-import { createServer } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join, extname } from 'node:path';
-import { root, serveDist, withBrowser, tinyLesson, filesServer, screenshot, gzipKB } from './harness.mjs';
+import { root, serveDist, withBrowser, tinyLesson, filesServer, screenshot, gzipKB, lessonHost, groupTask } from './harness.mjs';
 
 const { open } = await import(join(root, 'dist', 'grader', 'receipt.js'));
 
@@ -126,13 +125,7 @@ before(async () => {
   lessons = await mkdtemp(join(tmpdir(), 'streamlab-scorm-'));
   await writeFile(join(lessons, 'three.toml'), LESSON);
   // StreamLab's host (the thin form's): dist/ with the test's lesson among its lessons.
-  host = createServer(async (req, res) => {
-    const path = new URL(req.url, 'http://x').pathname;
-    if (path === '/lessons/three.toml') { res.writeHead(200, { 'content-type': TYPES['.toml'] }).end(LESSON); return; }
-    const upstream = await fetch(new URL(path.slice(1), dist.url));
-    res.writeHead(upstream.status, { 'content-type': upstream.headers.get('content-type') ?? 'text/plain' });
-    res.end(Buffer.from(await upstream.arrayBuffer()));
-  });
+  host = lessonHost(dist, { three: LESSON });
   lms = filesServer(files);
   await Promise.all([host, lms].map((s) => new Promise((ok) => s.listen(0, '127.0.0.1', ok))));
   files.set('/player.js', { type: TYPES['.js'], body: PLAYER });
@@ -164,12 +157,7 @@ function frames(page, form) {
  * wrong, then right; resolves to the stream's name. */
 async function firstTwo(sco, lab, recording) {
   await sco.getByText(recording).waitFor();
-  const prompt = await lab.getByText(/^Create the group g on \S+, and the stream with it\.$/).innerText();
-  const stream = prompt.match(/ on (\S+),/)[1];
-  await lab.locator('#console-input').fill(`XGROUP CREATE ${stream} g 0 MKSTREAM`);
-  await lab.locator('#console-input').press('Enter');
-  await lab.locator('.log .log-item').filter({ hasText: 'OK' }).waitFor();
-  await lab.getByRole('button', { name: 'Check', exact: true }).click();
+  const stream = await groupTask(lab);
   await sco.getByText(/^1 of 3 tasks done\./).waitFor();
   await lab.getByRole('button', { name: 'Next →' }).click();
   await lab.getByLabel('XDEL', { exact: true }).check();
