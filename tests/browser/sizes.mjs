@@ -10,6 +10,12 @@ const gz = async (file) => gzipKB(await readFile(join(dist, file)));
 const line = (name, value, budget) => budgetLine('size', `${name}, gzipped`, value, budget, 'KB');
 
 // The app's wasm and JS glue are budget.mjs's to report.
+const STUDIO = ['studio.html', 'studio/studio.js', 'studio/panels.js', 'studio/record.js', 'studio/edit.js', 'studio/dom.js', 'studio/tomltext.js', 'studio/insight.js', 'studio/studio.css', 'studio/streamlab_studio.js'];
+async function studioScripts() {
+  let sum = 0;
+  for (const file of STUDIO) sum += await gz(file);
+  return sum;
+}
 const embed = await gz('embed.js');
 const within = [
   line('embed.js', embed, 10),
@@ -27,12 +33,16 @@ const within = [
   line('scorm.js (SCORM launch page)', await gz('scorm.js'), 5),
   line('jsinput.js (Open edX JSInput, loaded on demand)', await gz('jsinput.js'), 5),
   line('grader wasm (grader/streamlab_grader_bg.wasm)', await gz('grader/streamlab_grader_bg.wasm'), 150),
+  // The lesson studio: its own engine and scripts, loaded by studio.html only (the
+  // playground's wasm carries none of it).
+  line('studio wasm (studio/streamlab_studio_bg.wasm)', await gz('studio/streamlab_studio_bg.wasm'), 200),
+  line('studio page and scripts (studio.html, studio/*.js, studio.css)', await studioScripts(), 40),
 ];
 const over = within.filter((ok) => !ok).length;
 console.log(`size: grader JS (glue + wrapper) ${((await gz('grader/streamlab_grader.js')) + (await gz('grader/grader.js'))).toFixed(1)} KB gzipped`);
 
 // No eval and no Function constructor in anything the kit ships as script.
-const scripts = ['embed.js', 'embed-frame.js', 'xapi.js', 'cmi5.js', 'scorm.js', 'jsinput.js', 'streamlab.js', 'grader/grader.js', 'grader/receipt.js', 'grader/streamlab_grader.js', 'gradebook.js', 'examples/course.js'];
+const scripts = ['embed.js', 'embed-frame.js', 'xapi.js', 'cmi5.js', 'scorm.js', 'jsinput.js', 'streamlab.js', 'grader/grader.js', 'grader/receipt.js', 'grader/streamlab_grader.js', 'gradebook.js', 'examples/course.js', ...STUDIO.filter((f) => f.endsWith('.js'))];
 const evaluated = /\beval\s*\(|\bnew\s+Function\s*\(|\bFunction\s*\(\s*['"`]|setTimeout\s*\(\s*['"`]|setInterval\s*\(\s*['"`]/;
 let bad = 0;
 for (const file of scripts) {

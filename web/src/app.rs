@@ -374,6 +374,7 @@ pub fn App() -> Html {
             </div>
             <div class="actions">
                 <button onclick={{ let show_list = show_list.clone(); Callback::from(move |_: MouseEvent| show_list.set(true)) }}>{"Lessons"}</button>
+                <a class="button" href="studio.html" title="Make a lesson: the lesson studio">{"Create"}</a>
                 <button onclick={share("Share link copied and put in the address bar")}>{"Share"}</button>
                 <button onclick={toggle("export")} aria-expanded={(*panel == Some("export")).to_string()}>{"Export"}</button>
                 <button onclick={emit(Action::Reset)}>{"Reset"}</button>

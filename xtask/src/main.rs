@@ -147,15 +147,15 @@ fn cargo() -> Command {
 
 /// Builds the app and the grader for the browser and writes the static site to `dist/`: the
 /// page, its style sheet, the embedding kit (`embed.js`, `embed.html`, examples) and the
-/// wasm-bindgen output; the headless grader goes to `dist/grader/` with its typed wrapper.
-/// Returns the directory. With `STREAMLAB_KEEP_NAMES` set, the wasm keeps its function names,
+/// wasm-bindgen output; the headless grader goes to `dist/grader/` with its typed wrapper,
+/// the lesson studio's engine to `dist/studio/`. Returns the directory. With `STREAMLAB_KEEP_NAMES` set, the wasm keeps its function names,
 /// for reading browser profiles.
 fn dist() -> Result<PathBuf, String> {
     setup::wasm_target()?;
     // Two cargo runs, not one: in one run cargo would unify the features the app's
     // dependencies turn on (Yew, gloo, web-sys) into the grader's build. The crates below
     // streamlab-view still compile once.
-    for package in ["streamlab-web", "streamlab-grader"] {
+    for package in ["streamlab-web", "streamlab-grader", "streamlab-studio"] {
         run(
             &format!("cargo build ({package}; wasm32, wasm-release)"),
             cargo().args(["build", "-p", package, "--target", WASM_TARGET, "--profile", "wasm-release"]),
@@ -173,6 +173,8 @@ fn dist() -> Result<PathBuf, String> {
     let grader = out.join("grader");
     bindgen(&built.join("streamlab_grader.wasm"), &grader, "streamlab_grader", true)?;
     copy_dir(&root().join("crates/grader/js"), &grader, &everything)?;
+    // The studio's engine: its own module, loaded by studio.html on first use only.
+    bindgen(&built.join("streamlab_studio.wasm"), &out.join("studio"), "streamlab_studio", false)?;
     let size = std::fs::metadata(out.join("streamlab_bg.wasm")).map(|m| m.len()).unwrap_or(0);
     eprintln!("==> dist/ ready ({} KiB of app wasm before compression)", size / 1024);
     Ok(out)
@@ -232,9 +234,25 @@ fn copy_dir(from: &Path, out: &Path, keep: &dyn Fn(&Path) -> bool) -> Result<(),
     Ok(())
 }
 
-/// The embedding kit's scripts, shipped as they are written but for their comments: they count
-/// against its budgets (tests/browser/sizes.mjs), and the source keeps comments that explain it.
-const STRIPPED: &[&str] = &["embed.js", "embed-frame.js", "xapi.js", "cmi5.js", "scorm.js", "jsinput.js"];
+/// The embedding kit's and the studio's scripts, shipped as they are written but for their
+/// comments: they count against their budgets (tests/browser/sizes.mjs), and the source keeps
+/// comments that explain it.
+const STRIPPED: &[&str] = &[
+    "embed.js",
+    "embed-frame.js",
+    "xapi.js",
+    "cmi5.js",
+    "scorm.js",
+    "jsinput.js",
+    // The lesson studio's (web/assets/studio/).
+    "studio.js",
+    "panels.js",
+    "record.js",
+    "edit.js",
+    "dom.js",
+    "tomltext.js",
+    "insight.js",
+];
 
 /// `text` without its whole-line `//` comments and its `/* ... */` blocks that start a line
 /// (what follows a block's `*/` on its last line stays). Nothing inside code is touched: a
@@ -431,6 +449,7 @@ fn clients(server: &Path) -> Result<(), String> {
 fn browser() -> Result<(), String> {
     dist()?;
     run("grader module in node (node --test tests/grader)", Command::new("node").args(["--test", "tests/grader/"]))?;
+    run("studio modules in node (node --test tests/studio)", Command::new("node").args(["--test", "tests/studio/"]))?;
     run(
         "browser tests (node --test tests/browser)",
         // scorm.test.mjs packages lessons with the release binary test() built.

@@ -8,7 +8,7 @@
 //! * Python: a virtual environment in `target/venv` with `tests/requirements.txt` (redis-py,
 //!   pytest, and the reference servers' wheels). The commands xtask starts find its `python3`
 //!   first on PATH ([`use_venv`]), so every script and `tests/oracle/redis.sh` use it.
-//! * npm: `npm ci` in `tests/clients/node` and `tests/browser`.
+//! * npm: `npm ci` in `tests/clients/node`, `tests/browser` and `tests/studio`.
 //!
 //! The Python and npm steps leave a stamp holding a fingerprint of the files they installed
 //! from, and run again only when those files change; the other steps ask what is installed
@@ -28,7 +28,7 @@ const COMPONENTS: &[&str] = &["rustfmt", "clippy"];
 const PYTHON_REQUIREMENTS: &[&str] = &["tests/requirements.txt", "tests/clients/python/requirements.txt"];
 
 /// The npm projects of the tests, each installed from its own `package-lock.json`.
-const NPM_PROJECTS: &[&str] = &["tests/clients/node", "tests/browser"];
+const NPM_PROJECTS: &[&str] = &["tests/clients/node", "tests/browser", "tests/studio"];
 
 /// The stamp's name, inside the directory it describes (`target/venv`, `node_modules`): a
 /// venv made afresh or an `npm ci` takes the stale stamp away with the rest.
