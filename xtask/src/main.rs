@@ -234,7 +234,7 @@ fn copy_dir(from: &Path, out: &Path, keep: &dyn Fn(&Path) -> bool) -> Result<(),
 
 /// The embedding kit's scripts, shipped as they are written but for their comments: they count
 /// against its budgets (tests/browser/sizes.mjs), and the source keeps comments that explain it.
-const STRIPPED: &[&str] = &["embed.js", "embed-frame.js", "xapi.js", "cmi5.js", "scorm.js", "jsinput.js"];
+const STRIPPED: &[&str] = &["embed.js", "embed-frame.js", "fences.js", "xapi.js", "cmi5.js", "scorm.js", "jsinput.js"];
 
 /// `text` without its whole-line `//` comments and its `/* ... */` blocks that start a line
 /// (what follows a block's `*/` on its last line stays). Nothing inside code is touched: a
