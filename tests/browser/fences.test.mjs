@@ -40,12 +40,20 @@ before(async () => {
   await cp(join(sites, 'mdbook'), book, { recursive: true });
   const head = join(book, 'theme', 'head.hbs');
   await writeFile(head, (await readFile(head, 'utf8')).replaceAll(EXAMPLE_HOST, dist.url));
-  execFileSync(process.env.MDBOOK ?? 'mdbook', ['build', book, '--dest-dir', join(out, 'mdbook')], { stdio: 'pipe' });
-  execFileSync(process.env.MKDOCS ?? 'mkdocs', ['build', '--strict', '--quiet', '-f', join(sites, 'mkdocs', 'mkdocs.yml'), '-d', join(out, 'mkdocs')], {
-    stdio: 'pipe',
-    env: { ...process.env, DOCS_URL: docsUrl(mkdocs), STREAMLAB_HOST: dist.url, NO_MKDOCS_2_WARNING: '1' },
-  });
+  generate(process.env.MDBOOK ?? 'mdbook', ['build', book, '--dest-dir', join(out, 'mdbook')]);
+  generate(process.env.MKDOCS ?? 'mkdocs', ['build', '--strict', '--quiet', '-f', join(sites, 'mkdocs', 'mkdocs.yml'), '-d', join(out, 'mkdocs')],
+    { DOCS_URL: docsUrl(mkdocs), STREAMLAB_HOST: dist.url, NO_MKDOCS_2_WARNING: '1' });
 });
+
+/** Runs a site generator (its output is in the error when it fails). */
+function generate(program, args, env = {}) {
+  try {
+    execFileSync(program, args, { stdio: 'pipe', env: { ...process.env, ...env } });
+  } catch (error) {
+    if (error.code === 'ENOENT') throw new Error(`${program} is not installed: \`cargo xtask setup\` installs mdBook and MkDocs, and \`cargo xtask test\` passes their paths as MDBOOK and MKDOCS`);
+    throw error;
+  }
+}
 after(async () => {
   await Promise.all([dist, mdbook, mkdocs].map((server) => server.close()));
   await rm(out, { recursive: true, force: true });
