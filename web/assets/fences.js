@@ -63,7 +63,7 @@
 
   /** Puts a widget where the fence `found` (an element FENCE matched) is. */
   function upgrade(found) {
-    // The code of the block, after any line-number gutter, which is a code element of its own.
+    // The block's last code element: a line-number table's gutter comes before the code.
     const code = found.tagName === 'CODE' ? found : [...found.querySelectorAll('code')].pop() || found;
     const pre = code.closest('pre');
     // Inline code is no fence; a block is upgraded once, whichever of its marks is found.
