@@ -15,7 +15,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFile, readdir } from 'node:fs/promises';
 import { join } from 'node:path';
-import { root, shots, serveDist, withBrowser, screenshot, settle, lessonTasks, axe, tinyLesson, filesServer } from './harness.mjs';
+import { root, shots, serveDist, withBrowser, screenshot, settle, lessonTasks, axe, tinyLesson, filesServer, drawnIn } from './harness.mjs';
 
 let dist;
 let course;
@@ -94,15 +94,8 @@ async function typeIn(widget, line) {
 /** The height of a tag's iframe. */
 const heights = (page, id) => page.evaluate((i) => document.getElementById(i).shadowRoot.querySelector('iframe').getBoundingClientRect().height, id);
 
-/** The frame of the tag `id`, scrolled into view and once it has drawn (two animation frames
- * in it: a browser renders a cross-origin frame only while it is in view). */
-const drawn = (page, id) => drawnIn(page, `#${id}`);
-async function drawnIn(page, selector) {
-  await page.locator(selector).scrollIntoViewIfNeeded();
-  const frame = await (await page.locator(`${selector} iframe`).elementHandle()).contentFrame();
-  await frame.evaluate(() => new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(done))));
-  return frame;
-}
+/** The frame of the tag `id`, scrolled into view and drawn (see drawnIn). */
+const drawn = (page, id) => drawnIn(page.locator(`#${id}`));
 
 /** Checks an option. The widgets above a frame grow as their own frames draw, moving it, and a
  * click aimed before such a move lands beside the option: then it is aimed again. */
@@ -429,7 +422,7 @@ test('state, profile, theme and height reach the frame, a bad profile and a less
     assert.deepEqual(await page.evaluate(() => window.seen.map(([id, type, d]) => [id, type, d.profile])),
       [['first', 'ready', 'redis-7.4'], ['later', 'ready', 'redis-7.4']], 'the token carries its profile');
     assert.equal((await page.evaluate(() => window.later.run('XLEN kept'))).reply, '(integer) 1', 'the state came along');
-    const frame = await drawnIn(page, '#later');
+    const frame = await drawnIn(page.locator('#later'));
     assert.equal(await frame.evaluate(() => getComputedStyle(document.getElementById('widget')).getPropertyValue('--bg').trim()), '#14161a');
     // A fixed height: the iframe keeps it, and the widget scrolls inside.
     assert.equal(await page.evaluate(() => document.querySelector('#later').shadowRoot.querySelector('iframe').getBoundingClientRect().height), 300);

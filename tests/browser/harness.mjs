@@ -24,6 +24,12 @@ const types = {
   '.wasm': 'application/wasm',
   '.css': 'text/css; charset=utf-8',
   '.toml': 'text/plain; charset=utf-8',
+  // The docs sites' (tests/docs-sites) besides.
+  '.svg': 'image/svg+xml',
+  '.png': 'image/png',
+  '.woff2': 'font/woff2',
+  '.json': 'application/json',
+  '.xml': 'application/xml',
 };
 
 /** An unstarted http server of `files` (path to {type, body}, a map the test may change): a
@@ -36,14 +42,21 @@ export function filesServer(files) {
   });
 }
 
-/** Serves dist/ on 127.0.0.1 (a free port); resolves to { url, close }. */
+/** Serves dist/ on 127.0.0.1 (a free port); resolves to { url, port, close }. */
 export async function serveDist() {
   if (!existsSync(join(dist, 'index.html'))) {
     throw new Error('dist/ is missing: run `cargo xtask dist` first');
   }
+  return serveDir(dist);
+}
+
+/** Serves the directory `dir` as a static host does (`a/` is `a/index.html`) on 127.0.0.1, a
+ * free port; resolves to { url, port, close }. Files are read when asked for, so a site may be
+ * written after its server started (where the site must know its own address). */
+export async function serveDir(dir) {
   const server = createServer(async (req, res) => {
     const path = normalize(decodeURIComponent(new URL(req.url, 'http://x').pathname)).replace(/^(\.\.[/\\])+/, '');
-    const file = join(dist, path.endsWith('/') ? path + 'index.html' : path);
+    const file = join(dir, path.endsWith('/') ? path + 'index.html' : path);
     try {
       const body = await readFile(file);
       res.writeHead(200, { 'content-type': types[extname(file)] ?? 'application/octet-stream', 'cache-control': 'no-cache' });
@@ -54,7 +67,7 @@ export async function serveDist() {
   });
   await new Promise((ok) => server.listen(0, '127.0.0.1', ok));
   const { port } = server.address();
-  return { url: `http://127.0.0.1:${port}/`, close: () => new Promise((ok) => server.close(ok)) };
+  return { url: `http://127.0.0.1:${port}/`, port, close: () => new Promise((ok) => server.close(ok)) };
 }
 
 /**
@@ -142,6 +155,16 @@ export async function screenshot(page, name, { fullPage = true } = {}) {
   await settle(page);
   await page.screenshot({ path, fullPage });
   return path;
+}
+
+/** The frame of a widget embedded from another origin (`widget`, a locator of its element),
+ * scrolled into view and once it has drawn (two animation frames in it: a browser renders a
+ * cross-origin frame only while it is in view). */
+export async function drawnIn(widget) {
+  await widget.scrollIntoViewIfNeeded();
+  const frame = await (await widget.locator('iframe').elementHandle()).contentFrame();
+  await frame.evaluate(() => new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(done))));
+  return frame;
 }
 
 /**
@@ -240,12 +263,13 @@ export async function runAll(page, lines) {
   for (const line of lines) await type(page, line);
 }
 
-/** Violations of axe-core's rules at serious or critical impact. */
-export async function axe(page) {
+/** Violations of axe-core's rules at serious or critical impact, in the whole page or only in
+ * the elements the selector `only` finds (their shadow roots included). */
+export async function axe(page, only) {
   // Cards fade in; measure contrast once they have arrived.
   await settle(page);
   await page.evaluate(axeSource);
-  const result = await page.evaluate(() => window.axe.run(document, { resultTypes: ['violations'] }));
+  const result = await page.evaluate((include) => window.axe.run(include ? { include: [include] } : document, { resultTypes: ['violations'] }), only);
   return result.violations
     .filter((v) => v.impact === 'serious' || v.impact === 'critical')
     .map((v) => `${v.id} (${v.impact}): ${v.help} — ${v.nodes.map((n) => n.target.join(' ')).slice(0, 3).join(', ')}`);

@@ -32,6 +32,8 @@ const within = [
   // is written by streamlab package scorm, about 1 KB gzipped).
   line('scorm.js (SCORM launch page)', await gz('scorm.js'), 5),
   line('jsinput.js (Open edX JSInput, loaded on demand)', await gz('jsinput.js'), 5),
+  // Loaded only by pages whose embed.js tag has data-fences.
+  line('fences.js (code fences as widgets, loaded on demand)', await gz('fences.js'), 5),
   line('grader wasm (grader/streamlab_grader_bg.wasm)', await gz('grader/streamlab_grader_bg.wasm'), 150),
   // The lesson studio: its own engine and scripts, loaded by studio.html only (the
   // playground's wasm carries none of it).
@@ -42,7 +44,7 @@ const over = within.filter((ok) => !ok).length;
 console.log(`size: grader JS (glue + wrapper) ${((await gz('grader/streamlab_grader.js')) + (await gz('grader/grader.js'))).toFixed(1)} KB gzipped`);
 
 // No eval and no Function constructor in anything the kit ships as script.
-const scripts = ['embed.js', 'embed-frame.js', 'xapi.js', 'cmi5.js', 'scorm.js', 'jsinput.js', 'streamlab.js', 'grader/grader.js', 'grader/receipt.js', 'grader/streamlab_grader.js', 'gradebook.js', 'examples/course.js', ...STUDIO.filter((f) => f.endsWith('.js'))];
+const scripts = ['embed.js', 'embed-frame.js', 'fences.js', 'xapi.js', 'cmi5.js', 'scorm.js', 'jsinput.js', 'streamlab.js', 'grader/grader.js', 'grader/receipt.js', 'grader/streamlab_grader.js', 'gradebook.js', 'examples/course.js', ...STUDIO.filter((f) => f.endsWith('.js'))];
 const evaluated = /\beval\s*\(|\bnew\s+Function\s*\(|\bFunction\s*\(\s*['"`]|setTimeout\s*\(\s*['"`]|setInterval\s*\(\s*['"`]/;
 let bad = 0;
 for (const file of scripts) {

@@ -53,17 +53,16 @@
     });
   }
 
-  let xapi = null;
-  /** xapi.js, loaded once from StreamLab's host when a widget asks for statements. */
-  function loadXapi() {
-    xapi ??= window.StreamLabXAPI ? Promise.resolve(window.StreamLabXAPI) : new Promise((ok, fail) => {
+  const loaded = {};
+  /** A script of StreamLab's host, added to the page once; resolves when it has run. */
+  function load(name) {
+    return loaded[name] ??= new Promise((ok, fail) => {
       const tag = el('script');
-      tag.src = new URL('xapi.js', base).href;
-      tag.onload = () => ok(window.StreamLabXAPI);
-      tag.onerror = () => fail(new Error(`${tag.src} could not be loaded: no xAPI statements are sent`));
+      tag.src = new URL(name, base).href;
+      tag.onload = ok;
+      tag.onerror = () => fail(new Error(`${tag.src} could not be loaded`));
       document.head.append(tag);
     });
-    return xapi;
   }
 
   function flag(value) {
@@ -184,7 +183,9 @@
         console.warn('StreamLab: persist="local" without an id or key: the save is named by the options and place, and editing the page loses it', host);
       }
       if (o['xapi-base'] !== undefined) {
-        this.tracker = loadXapi().then((x) => x.attach(this), (error) => { this.dispatch('error', { message: messageOf(error) }); return null; });
+        // xapi.js, unless the page loaded it itself (cmi5.js's and scorm.js's pages do).
+        this.tracker = (window.StreamLabXAPI ? Promise.resolve() : load('xapi.js')).then(() => window.StreamLabXAPI.attach(this),
+          (error) => { this.dispatch('error', { message: `${messageOf(error)}: no xAPI statements are sent` }); return null; });
       }
       this.observeSize();
       if (o.loading === 'eager') {
@@ -664,4 +665,7 @@
 
   window.StreamLab = Object.freeze({ create, version: 1, methods: METHODS, events: EVENTS, normalise: (raw) => normalise(raw) });
   if (!customElements.get('stream-lab')) customElements.define('stream-lab', StreamLabElement);
+  // The page's own tag asks for its ```streamlab code blocks to become widgets (README, "Docs
+  // sites"): that code lives in fences.js, so pages without fences do not download it.
+  if (script && script.hasAttribute('data-fences')) load('fences.js').catch((error) => console.error(`StreamLab: ${error.message}: code fences stay as they are`));
 })();

@@ -240,6 +240,7 @@ fn copy_dir(from: &Path, out: &Path, keep: &dyn Fn(&Path) -> bool) -> Result<(),
 const STRIPPED: &[&str] = &[
     "embed.js",
     "embed-frame.js",
+    "fences.js",
     "xapi.js",
     "cmi5.js",
     "scorm.js",
@@ -452,10 +453,13 @@ fn browser() -> Result<(), String> {
     run("studio modules in node (node --test tests/studio)", Command::new("node").args(["--test", "tests/studio/"]))?;
     run(
         "browser tests (node --test tests/browser)",
-        // scorm.test.mjs packages lessons with the release binary test() built.
+        // scorm.test.mjs packages lessons with the release binary test() built; fences.test.mjs
+        // builds its docs sites with setup's mdBook and the venv's MkDocs.
         Command::new("node")
             .args(["--test", "--test-concurrency=1", "tests/browser/"])
-            .env("STREAMLAB", target_dir().join("release/streamlab")),
+            .env("STREAMLAB", target_dir().join("release/streamlab"))
+            .env("MDBOOK", setup::mdbook())
+            .env("MKDOCS", setup::venv().join("bin/mkdocs")),
     )?;
     run("budgets (tests/browser/budget.mjs)", Command::new("node").arg("tests/browser/budget.mjs"))?;
     run("embedding kit sizes (tests/browser/sizes.mjs)", Command::new("node").arg("tests/browser/sizes.mjs"))

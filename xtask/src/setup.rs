@@ -9,6 +9,8 @@
 //!   pytest, and the reference servers' wheels). The commands xtask starts find its `python3`
 //!   first on PATH ([`use_venv`]), so every script and `tests/oracle/redis.sh` use it.
 //! * npm: `npm ci` in `tests/clients/node`, `tests/browser` and `tests/studio`.
+//! * mdBook, which tests/browser/fences.test.mjs builds a real book with: `cargo install` from
+//!   crates.io into `target/tools` ([`mdbook`]), when that version is not there.
 //!
 //! The Python and npm steps leave a stamp holding a fingerprint of the files they installed
 //! from, and run again only when those files change; the other steps ask what is installed
@@ -17,7 +19,7 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use crate::{root, run, target_dir};
+use crate::{cargo, root, run, target_dir};
 
 pub const WASM_TARGET: &str = "wasm32-unknown-unknown";
 
@@ -40,7 +42,43 @@ pub fn setup() -> Result<(), String> {
     rustup("component", COMPONENTS)?;
     wasm_target()?;
     python()?;
-    NPM_PROJECTS.iter().copied().try_for_each(npm)
+    NPM_PROJECTS.iter().copied().try_for_each(npm)?;
+    install_mdbook()
+}
+
+/// The mdBook the docs-site test builds with; a book's markup may change between releases, and
+/// fences.js reads it.
+const MDBOOK_VERSION: &str = "0.5.4";
+
+/// Where `cargo install` puts mdBook: under the target directory, so each checkout keeps its
+/// own (built once, about 3 minutes on two cores) and `cargo clean` takes it away.
+fn tools() -> PathBuf {
+    target_dir().join("tools")
+}
+
+/// The mdBook binary setup installs.
+pub fn mdbook() -> PathBuf {
+    tools().join("bin/mdbook")
+}
+
+/// Builds mdBook from crates.io unless this version is installed: without its default features,
+/// which only serve and watch a book (the test only builds one), and `--locked`, with the
+/// dependency versions its release was tested with.
+fn install_mdbook() -> Result<(), String> {
+    let version = Command::new(mdbook()).arg("--version").output();
+    if version.is_ok_and(|out| String::from_utf8_lossy(&out.stdout).trim() == format!("mdbook v{MDBOOK_VERSION}")) {
+        eprintln!("==> setup: mdbook {MDBOOK_VERSION} present in {}", tools().display());
+        return Ok(());
+    }
+    run(
+        &format!("setup: cargo install mdbook {MDBOOK_VERSION} (into {})", tools().display()),
+        cargo()
+            .args(["install", "mdbook", "--locked", "--no-default-features", "--version", MDBOOK_VERSION, "--root"])
+            .arg(tools())
+            // Built in a directory of its own, which cargo removes afterwards: mdBook's
+            // dependencies are none of the workspace's.
+            .env_remove("CARGO_TARGET_DIR"),
+    )
 }
 
 /// Adds the wasm32 target through rustup when it is missing (`serve` and `dist` need no more).
@@ -48,7 +86,7 @@ pub fn wasm_target() -> Result<(), String> {
     rustup("target", &[WASM_TARGET])
 }
 
-fn venv() -> PathBuf {
+pub fn venv() -> PathBuf {
     target_dir().join("venv")
 }
 
