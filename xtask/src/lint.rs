@@ -17,8 +17,9 @@ struct Rule {
     why: &'static str,
 }
 
-/// The crates built into the page's or the grader's wasm.
-const WASM: &[&str] = &["crates/engine", "crates/protocol", "crates/lessons", "crates/view", "crates/grader", "web"];
+/// The crates built into the page's, the grader's or the studio's wasm.
+const WASM: &[&str] =
+    &["crates/engine", "crates/protocol", "crates/lessons", "crates/view", "crates/grader", "crates/studio", "web"];
 
 const RULES: &[Rule] = &[
     Rule { needle: ".sort(", crates: WASM, why: "std's sorts are ~15 KB of wasm each: use streamlab_engine::sort" },

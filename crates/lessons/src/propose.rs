@@ -128,10 +128,11 @@ fn stream_of<'a>(session: &'a Session, key: &[u8]) -> Option<&'a streamlab_engin
     }
 }
 
-/// Both lists' items, sorted, once each (both come sorted from ordered collections).
+/// Both lists' items, sorted, once each (sorted by the engine's one sort: see the wasm budget
+/// in ARCHITECTURE.md).
 fn union<T: Ord>(mut a: Vec<T>, b: Vec<T>) -> Vec<T> {
     a.extend(b);
-    a.sort();
+    streamlab_engine::sort::sort(&mut a);
     a.dedup();
     a
 }
