@@ -10,7 +10,7 @@ const gz = async (file) => gzipKB(await readFile(join(dist, file)));
 const line = (name, value, budget) => budgetLine('size', `${name}, gzipped`, value, budget, 'KB');
 
 // The app's wasm and JS glue are budget.mjs's to report.
-const STUDIO = ['studio.html', 'studio/studio.js', 'studio/panels.js', 'studio/record.js', 'studio/edit.js', 'studio/dom.js', 'studio/tomltext.js', 'studio/insight.js', 'studio/studio.css', 'studio/streamlab_studio.js'];
+const STUDIO = ['studio.html', 'studio/studio.js', 'studio/panels.js', 'studio/record.js', 'studio/edit.js', 'studio/dom.js', 'studio/check-worker.js', 'studio/tomltext.js', 'studio/insight.js', 'studio/studio.css', 'studio/streamlab_studio.js'];
 async function studioScripts() {
   let sum = 0;
   for (const file of STUDIO) sum += await gz(file);

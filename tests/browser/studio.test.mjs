@@ -136,11 +136,25 @@ async function author(page) {
   const card = (n) => page.getByRole('article', { name: `Task ${n}` });
   await setField(card(1), 'Title', 'Hand 1-0 to bob');
   await setField(card(1), 'Prompt (markdown)', 'Alice stopped a minute ago holding `1-0`. Make bob its owner so the job gets done.');
-  await setField(card(1), 'Hints, one a line (shown one at a time)', 'Which command moves a pending entry to another consumer?\nIt takes a minimum idle time.');
+  await setField(card(1), 'Hint 1', 'Which command moves a pending entry to another consumer?');
+  await card(1).getByRole('button', { name: 'Add a hint' }).click();
+  await setField(card(1), 'Hint 2', 'It takes a minimum idle time.');
+  // The prompt's preview is the player's own reading of the markdown.
+  assert.equal(await card(1).getByRole('region', { name: 'Prompt (markdown): as the player shows it' }).locator('code').innerText(), '1-0');
   await setField(card(2), 'Explanation, shown once answered', 'Once claimed, the entry is bob\'s: alice holds nothing.');
   await setField(card(3), 'Title', 'The job alice finished');
   await setField(card(3), 'Prompt (markdown)', 'Alice did finish `1-0` before she stopped. Tell the group.');
-  await setField(card(3), 'Hints, one a line (shown one at a time)', 'Only the group forgets the entry; the stream keeps it.');
+  await setField(card(3), 'Hint 1', 'Only the group forgets the entry; the stream keeps it.');
+  // A choice question, options and their whys typed in.
+  await page.getByRole('button', { name: 'Add a choice question' }).click();
+  await setField(card(4), 'Title', 'When to claim');
+  await setField(card(4), 'Prompt (markdown)', 'When should a worker take over another one\'s pending entries?');
+  await setField(card(4), 'Option 1', 'When they have been idle longer than the work takes.');
+  await setField(card(4), 'Why option 1 is right', 'Idle time tells a stopped worker from a slow one.');
+  await setField(card(4), 'Option 2', 'As soon as they are delivered.');
+  await setField(card(4), 'Why option 2 is wrong', 'The first worker is still doing the job: it would be done twice.');
+  await setField(card(4), 'Option 3', 'Never: wait for the first worker to come back.');
+  await setField(card(4), 'Why option 3 is wrong', 'A worker that stopped may never come back, and the job waits for ever.');
 
   // A variant that renames the stream and moves the ids.
   await tab(page, 'Variants');
@@ -165,7 +179,7 @@ async function author(page) {
   await lab.locator('#console-input').fill('bob> XCLAIM tasks workers bob 30000 5001-0');
   await lab.locator('#console-input').press('Enter');
   await lab.getByRole('button', { name: 'Check', exact: true }).click();
-  await lab.getByText(/Task complete|Solved|done/i).first().waitFor();
+  await lab.getByText(/Goal reached with 1 change \(par 1\)/).waitFor();
   await screenshot(page, 'studio-playtest-1400.png');
 
   await tab(page, 'Export');
@@ -185,7 +199,8 @@ test('an author records, words, varies, play-tests and exports a lesson without 
     snippet = out.snippet;
     const text = await readFile(out.file, 'utf8');
     const checked = execFileSync(STREAMLAB, ['check', out.file], { encoding: 'utf8' });
-    assert.match(checked, /^ok {4}claim-it \(3 tasks, 2 variants\)/);
+    assert.match(checked, /^ok {4}claim-it \(4 tasks, 2 variants\)/);
+    assert.match(text, /kind = "choice"/);
     assert.match(text, /\[\[task\.misconception\]\]/);
     assert.match(text, /must_not_pass = \[\["XDEL jobs 1-0"\]\]/);
     assert.match(text, /kind = "predict"/);
@@ -198,17 +213,24 @@ test('an author records, words, varies, play-tests and exports a lesson without 
     await page.locator('#console-input').fill('bob> XCLAIM jobs workers bob 30000 1-0');
     await page.locator('#console-input').press('Enter');
     await page.getByRole('button', { name: 'Check', exact: true }).click();
-    await page.getByText(/Task complete|Solved|done/i).first().waitFor();
+    await page.getByText(/Goal reached with 1 change \(par 1\)/).waitFor();
   });
 
   // The snippet, pasted into a course page of another origin.
   const course = filesServer(new Map([['/course.html', { type: 'text/html; charset=utf-8', body: `<!doctype html><html lang="en"><title>Course</title><link rel="icon" href="data:,"><body><h1>Week 3</h1>${snippet}</body></html>` }]]));
   await new Promise((ok) => course.listen(0, 'localhost', ok));
   try {
-    await withBrowser({}, async (page) => {
+    // Math.random at 0: the widget's first attempt plays the lesson as written.
+    await withBrowser({ random: 0 }, async (page) => {
       await page.goto(`http://localhost:${course.address().port}/course.html`);
       const frame = page.frameLocator('stream-lab iframe');
       await frame.getByText('Make bob its owner').first().waitFor();
+      for (const line of [':clock +60s', 'bob> XCLAIM jobs workers bob 30000 1-0']) {
+        await frame.locator('#console-input').fill(line);
+        await frame.locator('#console-input').press('Enter');
+      }
+      await frame.getByRole('button', { name: 'Check', exact: true }).click();
+      await frame.getByText(/Goal reached with 1 change \(par 1\)/).waitFor();
       await screenshot(page, 'studio-embedded-1400.png');
     });
   } finally {
@@ -329,7 +351,7 @@ test('a Redis Insight tutorial comes in as a draft, and a lesson goes out as one
     assert.match(draft, /demo = \["XRANGE jobs - \+"\]/);
     // The draft's steps are in the panels, its demos in the recording console's place.
     await tab(page, 'Lesson');
-    await page.getByLabel('Intro step 2 (markdown)').waitFor();
+    await page.getByLabel('Intro step 2 (markdown)', { exact: true }).waitFor();
 
     await page.getByLabel('Open a built-in lesson').selectOption('ack-is-not-delete');
     await page.locator('#notice').filter({ hasText: 'Opened the built-in lesson ack-is-not-delete' }).waitFor();
@@ -354,17 +376,41 @@ test('the studio at desktop, tablet and phone widths: axe-clean, nothing wider t
       await openStudio(page, width);
       await page.getByLabel('Open a built-in lesson').selectOption('dead-consumer');
       await page.locator('#notice').filter({ hasText: 'Opened the built-in lesson dead-consumer' }).waitFor();
-      for (const name of ['Record', 'Tasks']) {
+      for (const name of ['Lesson', 'Record', 'Tasks', 'Variants', 'Play-test', 'Export']) {
         await tab(page, name);
         if (name === 'Record') {
           await page.locator('#rec-place').selectOption('0');
           await page.getByRole('button', { name: 'Propose checks from what changed' }).click();
         }
+        if (name === 'Play-test') {
+          await page.getByRole('button', { name: 'Play as a learner' }).click();
+          await page.locator('stream-lab #console-input').waitFor();
+        }
         assert.deepEqual(await axe(page), [], `axe at ${width} px, ${name}`);
         const wide = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
         assert.ok(wide <= 0, `${name} at ${width} px is ${wide} px wider than the screen`);
-        await screenshot(page, `studio-${name.toLowerCase()}-${width}.png`, { fullPage: width < 700 });
+        if (['Record', 'Tasks', 'Variants'].includes(name)) await screenshot(page, `studio-${name.toLowerCase()}-${width}.png`, { fullPage: width < 700 });
       }
     });
   }
+});
+
+test('the draft outlives a reload, and Create in the playground opens the studio', async () => {
+  await withBrowser({}, async (page) => {
+    await page.goto(dist.url);
+    await page.getByRole('link', { name: 'Create' }).click();
+    await page.locator('#studio').waitFor();
+    await page.getByRole('button', { name: 'New', exact: true }).click();
+    await tab(page, 'Lesson');
+    await setField(page, 'Title', 'Kept across a reload');
+    const before = await toml(page);
+    await page.reload();
+    await page.locator('#notice').filter({ hasText: 'Your draft from last time is back.' }).waitFor();
+    assert.equal(await toml(page), before);
+    // Replacing it is one more step to undo.
+    await page.getByLabel('Open a built-in lesson').selectOption('noack');
+    await page.locator('#notice').filter({ hasText: 'Opened the built-in lesson noack' }).waitFor();
+    await page.getByRole('button', { name: 'Undo' }).click();
+    assert.equal(await toml(page), before);
+  });
 });

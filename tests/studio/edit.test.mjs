@@ -95,3 +95,27 @@ test('values no lesson can hold are refused, not written', () => {
   assert.throws(() => edit(text).set([], 'title', 'lone \ud800'), /lone surrogate/);
   assert.throws(() => edit(text).set(['task', 99], 'title', 'x'), /no table task\.99/);
 });
+
+test('the edits files of other shapes need: comments between tables, no last newline, CRLF, dotted and inline tables', () => {
+  // A comment right above a header opens that table: a new check goes before the next task's
+  // comment, and removing a task takes its own comment and leaves the next one's.
+  const commented = 'id = "x"\n\n# ---- Task 1 ----\n[[task]]\ntitle = "a"\n\n# ---- Task 2 ----\n[[task]]\ntitle = "b"\n';
+  const checked = edit(commented).add('task.check', { kind: 'length' }, ['task', 0]);
+  assert.equal(checked, 'id = "x"\n\n# ---- Task 1 ----\n[[task]]\ntitle = "a"\n\n  [[task.check]]\n  kind = "length"\n\n# ---- Task 2 ----\n[[task]]\ntitle = "b"\n');
+  assert.equal(edit(commented).remove(['task', 0]), 'id = "x"\n\n# ---- Task 2 ----\n[[task]]\ntitle = "b"\n');
+  // The last table of a file without a last newline goes whole.
+  const open = 'id = "x"\n\n[[task]]\ntitle = "a"\n\n[[task]]\ntitle = "b"\nprompt = "p"';
+  const cut = edit(open).remove(['task', 1]);
+  assert.equal(cut, 'id = "x"\n\n[[task]]\ntitle = "a"\n\n');
+  assert.deepEqual(plain(at(tree(cut), ['task'])), [{ title: 'a' }]);
+  // CRLF files get CRLF lines.
+  const crlf = 'id = "x"\r\nsetup = []\r\n\r\n[[task]]\r\ntitle = "a"\r\n';
+  assert.equal(edit(crlf).set(['task', 0], 'prompt', 'p'), 'id = "x"\r\nsetup = []\r\n\r\n[[task]]\r\ntitle = "a"\r\nprompt = "p"\r\n');
+  assert.equal(edit(crlf).add('task', { title: 'b' }), 'id = "x"\r\nsetup = []\r\n\r\n[[task]]\r\ntitle = "a"\r\n\r\n[[task]]\r\ntitle = "b"\r\n');
+  // Dotted tables are refused, not corrupted; inline ones take keys, trailing comma or not.
+  const dotted = 'id = "x"\nparams.a = 1\n';
+  assert.throws(() => edit(dotted).set([], 'params', { a: 2 }), /written as a table of its own/);
+  assert.throws(() => edit(dotted).set(['params'], 'b', 2), /written with dotted keys/);
+  assert.equal(edit('p = { a = 1, }\n').set(['p'], 'b', 2), 'p = { a = 1, b = 2 }\n');
+  assert.equal(edit('p = {}\n').set(['p'], 'b', 2), 'p = { b = 2 }\n');
+});

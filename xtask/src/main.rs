@@ -253,6 +253,7 @@ const STRIPPED: &[&str] = &[
     "dom.js",
     "tomltext.js",
     "insight.js",
+    "check-worker.js",
 ];
 
 /// `text` without its whole-line `//` comments and its `/* ... */` blocks that start a line

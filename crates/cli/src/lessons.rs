@@ -1,7 +1,8 @@
 //! `streamlab check [--bless] DIR`: validates a lesson directory (its `index.toml`, every
 //! other `*.toml` as a lesson) and compares each lesson's golden trace with
-//! `DIR/golden/<id>.txt`; `streamlab check FILE.toml` validates one lesson alone. The checks themselves live in `streamlab_lessons::validate`; this
-//! module reads and writes the files and prints the report.
+//! `DIR/golden/<id>.txt`; `streamlab check FILE.toml` validates one lesson alone. The checks
+//! themselves live in `streamlab_lessons::validate`; this module reads and writes the files
+//! and prints the report.
 
 use std::fmt::Write as _;
 use std::path::Path;

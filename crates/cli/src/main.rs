@@ -94,6 +94,10 @@ fn check(args: &[String]) -> ExitCode {
     };
     let path = std::path::Path::new(dir);
     let outcome = if path.is_file() {
+        if bless {
+            eprintln!("streamlab check: --bless writes a directory's golden traces; one file has none\n{USAGE}");
+            return ExitCode::from(2);
+        }
         streamlab_cli::lessons::check_file(path)
     } else {
         streamlab_cli::lessons::check_dir(path, bless)

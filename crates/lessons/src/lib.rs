@@ -2,6 +2,7 @@
 //!
 //! * [`parse`]: a lesson file (TOML) into a [`Lesson`]; unknown fields and malformed parts are
 //!   errors with file and line;
+//! * [`markdown`]: the lesson text's markdown, read into blocks and runs;
 //! * [`model`]: the lesson as types (tasks, checks, variants);
 //! * [`check`]: runs a task in a fresh `Session` on a virtual clock and evaluates it — what
 //!   the web player and graders call;
@@ -18,6 +19,7 @@
 
 pub mod check;
 pub mod error;
+pub mod markdown;
 pub mod model;
 pub mod params;
 pub mod parse;

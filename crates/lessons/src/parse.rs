@@ -104,6 +104,13 @@ impl Errors<'_> {
     }
 }
 
+/// The most tasks and hidden variants a lesson may have: far beyond any lesson, and a bound on
+/// the validator's work, which runs every task on every variant (a pasted file of thousands
+/// would keep the studio checking for minutes).
+pub const MAX_TASKS: usize = 50;
+/// See [`MAX_TASKS`].
+pub const MAX_VARIANTS: usize = 20;
+
 /// Parses a lesson file. `file` names it in errors. All problems found are returned, each
 /// with its line.
 pub fn parse_lesson(file: &str, text: &str) -> Result<Lesson, Vec<LessonError>> {
@@ -181,7 +188,10 @@ fn convert(f: &Fields<'_>, errors: &mut Errors<'_>) -> Lesson {
         intro.push(IntroStep { text, demo, line: errors.line_of(&step.span()) });
     }
     let mut variants = vec![Variant { params: defaults.clone(), ..Variant::default() }];
-    for v in f.tables("variant") {
+    for (n, v) in f.tables("variant").enumerate() {
+        if n == MAX_VARIANTS {
+            errors.at(v.span(), format!("a lesson has at most {MAX_VARIANTS} hidden variants"));
+        }
         let line = errors.line_of(&v.span());
         let (ids, clock, values) =
             (v.int("ids").unwrap_or_default() as u64, v.int("clock").unwrap_or_default(), v.string_map("values"));
@@ -218,7 +228,10 @@ fn convert(f: &Fields<'_>, errors: &mut Errors<'_>) -> Lesson {
         variants.push(variant);
     }
     let mut tasks = Vec::new();
-    for task in f.tables("task") {
+    for (n, task) in f.tables("task").enumerate() {
+        if n == MAX_TASKS {
+            errors.at(task.span(), format!("a lesson has at most {MAX_TASKS} tasks"));
+        }
         tasks.push(convert_task(&task, errors));
     }
     Lesson {

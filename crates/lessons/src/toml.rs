@@ -133,6 +133,18 @@ impl Table {
         self.entries.iter().map(|(key, value)| (key, value))
     }
 
+    /// How the table is written: `header` (`[t]`, `[[t]]`, or the document), `inline`
+    /// (`{ ... }`), `dotted` (made by dotted keys, `t.k = 1`) or `implicit` (named on the way
+    /// to a header, `t` in `[t.u]`). An editor adds keys to the first two only.
+    pub fn form(&self) -> &'static str {
+        match self.origin {
+            Origin::Header => "header",
+            Origin::Inline => "inline",
+            Origin::Dotted => "dotted",
+            Origin::Implicit => "implicit",
+        }
+    }
+
     fn position(&self, key: &str) -> Option<usize> {
         self.entries.iter().position(|(k, _)| k.value == key)
     }

@@ -147,3 +147,19 @@ fn toml_syntax_errors_have_line_and_column() {
     let text = with("version = 1", "version = 1.0");
     assert_eq!(errors(&text), ["lessons/tiny.toml:2:11: invalid type: floating point `1.0`, expected u32"]);
 }
+
+#[test]
+fn tasks_and_variants_are_bounded() {
+    let variants: String = (1..=21).map(|n| format!("[[variant]]\nids = {n}\n\n")).collect();
+    let text = with("[[task]]", &format!("{variants}[[task]]"));
+    let found = errors(&text);
+    // The fixture has a variant already: the 21st hidden one is the one shifting ids by 20,
+    // named at its header (the line above `ids = 20`).
+    let line = text.lines().position(|l| l == "ids = 20").unwrap();
+    assert_eq!(found, [format!("lessons/tiny.toml:{line}:1: a lesson has at most 20 hidden variants")]);
+    let task = GOOD[GOOD.find("[[task]]").unwrap()..].to_owned();
+    let text = format!("{GOOD}\n{}", task.repeat(50));
+    let found = errors(&text);
+    assert_eq!(found.len(), 1, "{found:?}");
+    assert!(found[0].ends_with("a lesson has at most 50 tasks"), "{found:?}");
+}

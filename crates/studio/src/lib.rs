@@ -10,7 +10,7 @@ pub mod tree;
 
 use serde::Serialize;
 use streamlab_lessons::propose::propose;
-use streamlab_lessons::{parse_draft, run_one, CheckError, Lesson};
+use streamlab_lessons::{parse_draft, run_one, CheckError, Lesson, Variant};
 use streamlab_protocol::console::Console;
 use streamlab_protocol::Session;
 use wasm_bindgen::prelude::*;
@@ -33,6 +33,19 @@ pub fn tree(text: &str) -> String {
         Ok(node) => json(&Out { ok: true, tree: Some(node), broken: None }),
         Err(broken) => json(&Out { ok: false, tree: None, broken: Some(broken) }),
     }
+}
+
+/// The server profiles a lesson may name (JSON list), in the engine's order.
+#[wasm_bindgen]
+pub fn profiles() -> String {
+    json(&streamlab_protocol::Profile::ALL.iter().map(|p| p.name()).collect::<Vec<_>>())
+}
+
+/// Lesson markdown read into blocks and runs (JSON), for the studio's preview: the player's
+/// own reading of it, drawn there as text nodes.
+#[wasm_bindgen]
+pub fn markdown(text: &str) -> String {
+    json(&streamlab_lessons::markdown::blocks(text))
 }
 
 /// The draft rendered on `variant`, with the problems reading it found.
@@ -61,6 +74,9 @@ pub fn judge(file: &str, text: &str, task: u32, lines: Vec<String>) -> String {
 pub struct Recorder {
     console: Console,
     start: Session,
+    /// The variant played: lines are written as lessons write them (`${expr}` included) and
+    /// run as it rewrites them.
+    variant: Variant,
 }
 
 /// What one line printed.
@@ -74,8 +90,8 @@ struct Ran {
 
 #[wasm_bindgen]
 impl Recorder {
-    /// A console at `place` of the draft in `variant`, then `lines` run there (what is
-    /// already recorded). Throws when the file has no lesson's shape or there is no such
+    /// A console at `place` of the draft in `variant`, then `lines` (as written) run there:
+    /// what is already recorded. Throws when the file has no lesson's shape or there is no such
     /// place.
     #[wasm_bindgen(constructor)]
     pub fn new(file: &str, text: &str, place: &str, variant: u32, lines: Vec<String>) -> Result<Recorder, JsError> {
@@ -85,7 +101,7 @@ impl Recorder {
     /// Runs one lesson line (`COMMAND`, `name> COMMAND`, `:clock +MS`); JSON of what it
     /// printed, or why a lesson cannot hold it.
     pub fn run(&mut self, line: &str) -> String {
-        match draft::log_line(line) {
+        match draft::log_line(&self.variant.apply(line)) {
             Ok(line) => {
                 let lines = run_one(&mut self.console, &line, &mut String::new());
                 let ok = !lines.iter().any(|l| l.starts_with("(error)"));
@@ -117,13 +133,14 @@ impl Recorder {
         };
         let mut console = at(&lesson, place, variant)?;
         let start = console.session().clone();
+        let variant = lesson.variant(variant).map_err(|e| e.to_string())?.clone();
         for line in lines {
             // Lines a lesson cannot hold were refused as they were played; none is recorded.
-            if let Ok(line) = draft::log_line(line) {
+            if let Ok(line) = draft::log_line(&variant.apply(line)) {
                 run_one(&mut console, &line, &mut String::new());
             }
         }
-        Ok(Recorder { console, start })
+        Ok(Recorder { console, start, variant })
     }
 }
 

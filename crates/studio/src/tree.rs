@@ -22,8 +22,9 @@ pub enum Node {
     /// An array; for an array of tables, each item is a table whose `s` is its header.
     Array { s: [usize; 2], items: Vec<Node> },
     /// A table: for a `[header]` table `s` is the header, for an inline table its braces,
-    /// for the document 0..0. Keys in the order they were defined.
-    Table { s: [usize; 2], keys: Vec<Key> },
+    /// for the document 0..0, for a dotted or implicit one the key that made it. `form` says
+    /// which (`header`, `inline`, `dotted`, `implicit`). Keys in the order they were defined.
+    Table { s: [usize; 2], form: &'static str, keys: Vec<Key> },
 }
 
 /// A key of a table, with its value.
@@ -101,7 +102,7 @@ fn table(offsets: &Offsets, s: [usize; 2], table: &toml::Table) -> Node {
     for (key, value) in table.iter() {
         keys.push(Key { k: key.get_ref().clone(), s: offsets.span(key.span()), v: node(offsets, value) });
     }
-    Node::Table { s, keys }
+    Node::Table { s, form: table.form(), keys }
 }
 
 fn node(offsets: &Offsets, value: &Spanned<Value>) -> Node {
@@ -128,7 +129,7 @@ mod tests {
         assert_eq!((v.as_str(), *s), ("é😀", [8, 13]));
         assert_eq!(&text.encode_utf16().collect::<Vec<_>>()[8..13], &"\"é😀\"".encode_utf16().collect::<Vec<_>>()[..]);
         let Node::Array { items, .. } = &keys[1].v else { panic!("an array of tables") };
-        let Node::Table { s, keys } = &items[0] else { panic!("a table") };
+        let Node::Table { s, keys, .. } = &items[0] else { panic!("a table") };
         let header = &text.encode_utf16().collect::<Vec<_>>()[s[0]..s[1]];
         assert_eq!(String::from_utf16_lossy(header), "[[task]]");
         assert_eq!(keys[0].k, "kind");

@@ -20,9 +20,22 @@ export function h(tag, attrs = {}, ...children) {
   return el;
 }
 
+/** Lesson markdown as the player draws it, from the engine's reading of it (blocks and
+ * runs, streamlab_lessons::markdown): elements and text nodes, never HTML. */
+export function rendered(blocks) {
+  const runs = (list) => list.map((r) => (r.t === 'text' ? r.c : h(r.t === 'code' ? 'code' : r.t, {}, r.t === 'code' ? r.c : runs(r.c))));
+  return blocks.map((b) => {
+    if (b.t === 'paragraph') return h('p', {}, runs(b.c));
+    if (b.t === 'list') return h(b.c.ordered ? 'ol' : 'ul', {}, b.c.items.map((item) => h('li', {}, runs(item))));
+    return h('pre', {}, h('code', {}, b.c));
+  });
+}
+
 /** A labelled input (`kind`: text, number, textarea, select with `options`) that calls
- * `change(value)` once the author is done with it (on change, not per key). */
-export function field(label, value, change, { kind = 'text', options = [], hint = '', rows = 3, name = '' } = {}) {
+ * `change(value)` once the author is done with it (on change, not per key); with `preview`
+ * (text → nodes), the text as the player will show it, redrawn as the author types. A number
+ * field refuses what is not an integer there and then. */
+export function field(label, value, change, { kind = 'text', options = [], hint = '', rows = 3, name = '', preview = null } = {}) {
   const id = `f${++fields}`;
   let input;
   if (kind === 'textarea') input = h('textarea', { id, rows, spellcheck: 'true' });
@@ -30,8 +43,27 @@ export function field(label, value, change, { kind = 'text', options = [], hint 
   else input = h('input', { id, type: kind === 'number' ? 'number' : 'text' });
   if (name) input.name = name;
   input.value = value ?? '';
-  input.addEventListener('change', () => change(kind === 'number' ? Number(input.value) : input.value));
-  return h('div', { class: 'field' }, h('label', { for: id }, label), input, hint ? h('small', { class: 'muted' }, hint) : null);
+  const note = h('small', { class: 'muted', id: `${id}-note` }, hint);
+  if (hint) input.setAttribute('aria-describedby', note.id);
+  input.addEventListener('change', () => {
+    if (kind !== 'number') return change(input.value);
+    const n = Number(input.value);
+    if (input.value.trim() === '' || !Number.isSafeInteger(n)) {
+      input.setAttribute('aria-invalid', 'true');
+      note.textContent = `${input.value || 'Nothing'} is not a whole number: nothing was changed.`;
+      return;
+    }
+    input.removeAttribute('aria-invalid');
+    note.textContent = hint;
+    change(n);
+  });
+  const shown = preview ? h('div', { class: 'md-preview', role: 'region', 'aria-label': `${label}: as the player shows it` }) : null;
+  const draw = () => shown?.replaceChildren(...preview(input.value));
+  if (shown) {
+    input.addEventListener('input', draw);
+    draw();
+  }
+  return h('div', { class: 'field' }, h('label', { for: id }, label), input, note, shown);
 }
 
 /** Replaces an element's children, leaving out the absent ones (`null`, `false`). */

@@ -3,14 +3,14 @@
 // Each is drawn from the file (raw values from its tree, so a `${expr}` stays an expression
 // when edited; rendered values from the draft for previews) and edits it in place.
 
-import { S, PROFILES, commit, editor, fileName } from './studio.js';
+import { S, change, fileName } from './studio.js';
 import { at, plain } from './edit.js';
-import { h, field, fill } from './dom.js';
+import { h, field, fill, rendered } from './dom.js';
 import { drawRecord, setupRecord } from './record.js';
 
 let engine = null;
 const DRAW = { lesson: drawLesson, record: drawRecord, tasks: drawTasks, variants: drawVariants, play: drawPlay, export: drawExport };
-const view = { variant: 0, stateTask: 0, playing: null };
+const view = { variant: 0, stateTask: 0, form: {} };
 
 export const panels = {
   setup(deps) {
@@ -32,11 +32,14 @@ export const panels = {
   },
 };
 
-/** Sets a key of the table at `path`, as one undoable step. */
+/** Sets a key of the table at `path` from a field, as one undoable step; the field shows the
+ * value already, so its panel is not redrawn. */
 function set(path, key, value, what) {
-  const edit = editor();
-  if (edit) commit(edit.set(path, key, value), what);
+  change((edit) => edit.set(path, key, value), what, { quiet: true });
 }
+
+/** The markdown preview of a field: the text as the player shows it. */
+const md = (text) => rendered(JSON.parse(engine.markdown(text)));
 
 function needLesson(panel) {
   if (S.tree) return false;
@@ -50,21 +53,21 @@ function drawLesson() {
   const raw = (key) => plain(at(S.tree, [key]));
   const params = raw('params') ?? {};
   fill(panel, 
-    h('p', { class: 'muted' }, 'A lesson is its setup, an intro, tasks and hidden variants. Record them in Record, word them in Tasks, and watch the problems under the file: when there are none, the file passes `streamlab check`.'),
+    h('p', { class: 'muted' }, 'A lesson is its setup, an intro, tasks and hidden variants. Record them in Record, word them in Tasks, and watch the problems under the file: when there are none, the file passes streamlab check.'),
     field('Id (the file is id.toml)', raw('id'), (v) => set([], 'id', v)),
     field('Title', raw('title'), (v) => set([], 'title', v)),
-    field('Summary (markdown)', raw('summary'), (v) => set([], 'summary', v), { kind: 'textarea', rows: 2 }),
-    field('Server profile', raw('profile'), (v) => set([], 'profile', v), { kind: 'select', options: PROFILES }),
+    field('Summary (markdown)', raw('summary'), (v) => set([], 'summary', v), { kind: 'textarea', rows: 2, preview: md }),
+    field('Server profile', raw('profile'), (v) => set([], 'profile', v), { kind: 'select', options: JSON.parse(engine.profiles()) }),
     field('Minutes', raw('minutes'), (v) => set([], 'minutes', v), { kind: 'number' }),
     field('Version', raw('version'), (v) => set([], 'version', v), { kind: 'number', hint: 'Bump it when a change would invalidate saved progress.' }),
     field('Parameters (name = number, …)', Object.entries(params).map(([k, v]) => `${k} = ${v}`).join(', '), (v) => {
       const parsed = parseParams(v);
       if (typeof parsed === 'string') return S.notice(parsed, 'error');
-      set([], 'params', parsed, 'Parameters set: use them as ${name} in lines and texts.');
+      change((edit) => edit.set([], 'params', parsed), 'Parameters set: use them as ${name} in lines and texts.', { quiet: true });
     }, { hint: 'The numbers a variant may change: write ${name} where they appear.' }),
     h('h3', {}, 'Intro'),
-    ...(plain(at(S.tree, ['intro'])) ?? []).map((step, n) => field(`Intro step ${n + 1} (markdown)`, step.text, (v) => set(['intro', n], 'text', v), { kind: 'textarea' })),
-    h('button', { onclick: () => { const e = editor(); if (e) commit(e.add('intro', { text: '' }), 'Added an intro step: its demo is recorded in Record.'); } }, 'Add an intro step'));
+    ...(plain(at(S.tree, ['intro'])) ?? []).map((step, n) => field(`Intro step ${n + 1} (markdown)`, step.text, (v) => set(['intro', n], 'text', v), { kind: 'textarea', preview: md })),
+    h('button', { onclick: () => change((e) => e.add('intro', { text: '' }), 'Added an intro step: its demo is recorded in Record.') }, 'Add an intro step'));
 }
 
 function parseParams(text) {
@@ -87,11 +90,11 @@ function drawTasks() {
     const parts = [
       h('h3', {}, `Task ${n + 1} · ${t.kind}`),
       field('Title', t.title, (v) => set(path, 'title', v)),
-      field('Prompt (markdown)', t.prompt, (v) => set(path, 'prompt', v), { kind: 'textarea' }),
+      field('Prompt (markdown)', t.prompt, (v) => set(path, 'prompt', v), { kind: 'textarea', preview: md }),
     ];
     if (t.kind === 'reach-state') {
       parts.push(
-        field('Hints, one a line (shown one at a time)', (t.hints ?? []).join('\n'), (v) => set(path, 'hints', v.split('\n').map((s) => s.trim()).filter(Boolean)), { kind: 'textarea' }),
+        hintsEditor(path, t.hints ?? []),
         h('p', {}, h('strong', {}, 'Solution: '), h('code', {}, (t.solution ?? []).join(' ; ') || '(none yet: record it)')),
         list('Checks', t.check ?? [], (c) => `${c.kind}: ${c.message}`, (i) => removeTable(['task', n, 'check', i])),
         list('Misconceptions', t.misconception ?? [], (m) => `${m.path.join(' ; ')} → ${m.message}`, (i) => removeTable(['task', n, 'misconception', i])),
@@ -100,9 +103,9 @@ function drawTasks() {
       parts.push(
         h('p', {}, h('strong', {}, 'Command: '), h('code', {}, t.command)),
         h('p', {}, h('strong', {}, 'The engine prints: '), h('code', { class: 'reply' }, rendered[n]?.reply ?? '(not yet known)')),
-        field('Explanation, shown once answered', t.explain, (v) => set(path, 'explain', v), { kind: 'textarea', rows: 2 }));
+        field('Explanation, shown once answered', t.explain, (v) => set(path, 'explain', v), { kind: 'textarea', rows: 2, preview: md }));
     } else if (t.kind === 'choice') {
-      parts.push(optionsEditor(path, t), field('Explanation', t.explain ?? '', (v) => set(path, 'explain', v), { kind: 'textarea', rows: 2 }));
+      parts.push(optionsEditor(path, t));
     } else {
       parts.push(h('p', { class: 'muted' }, 'Its answer is edited in the file.'));
     }
@@ -120,29 +123,44 @@ function list(title, items, describe, remove) {
 }
 
 function removeTable(path, what = 'Removed (Undo brings it back).') {
-  const edit = editor();
-  if (edit) commit(edit.remove(path), what);
+  change((edit) => edit.remove(path), what);
 }
 
 function addQuestion() {
-  const edit = editor();
-  if (!edit) return;
   const blank = (correct) => (correct ? { text: '', correct: true, why: '' } : { text: '', why: '' });
-  commit(edit.add('task', { kind: 'choice', title: 'A question', prompt: '', options: [blank(true), blank(false), blank(false)] }), 'Added a choice question: write its options in Tasks.');
+  change((edit) => edit.add('task', { kind: 'choice', title: 'A question', prompt: '', options: [blank(true), blank(false), blank(false)] }), 'Added a choice question: write its options and why each is right or wrong.');
+}
+
+/** A task's hints, one field each (a hint may hold line breaks): the form owns the `hints`
+ * value and writes it whole, leaving out empty ones. */
+function hintsEditor(path, hints) {
+  const list = hints.length ? [...hints] : [''];
+  const save = () => change((edit) => edit.set(path, 'hints', list.filter((x) => x.trim())), '', { quiet: true });
+  const one = (i) => field(`Hint ${i + 1}`, list[i], (v) => { list[i] = v; save(); }, { kind: 'textarea', rows: 2, preview: md });
+  const fields = h('div', { class: 'hint-list' }, list.map((_, i) => one(i)));
+  const add = () => {
+    list.push('');
+    const made = one(list.length - 1);
+    fields.append(made);
+    made.querySelector('textarea').focus();
+  };
+  return h('div', { class: 'hints' }, h('h4', {}, 'Hints (shown one at a time; no solution line in them)'), fields,
+    h('button', { class: 'small', onclick: add }, 'Add a hint'));
 }
 
 /** A choice's options: the form owns the `options` value, written whole on each change. */
 function optionsEditor(path, task) {
   const options = (task.options ?? []).map((o) => ({ ...o }));
-  const save = () => set(path, 'options', options.map((o) => (o.correct ? { text: o.text, correct: true, why: o.why } : { text: o.text, why: o.why })));
+  // Text typed into an option is saved quietly; adding, removing or marking one redraws.
+  const save = (redraw = false) => change((edit) => edit.set(path, 'options', options.map((o) => (o.correct ? { text: o.text, correct: true, why: o.why } : { text: o.text, why: o.why }))), '', { quiet: !redraw });
   const rows = options.map((o, i) => h('li', { class: 'option' },
     field(`Option ${i + 1}`, o.text, (v) => { o.text = v; save(); }),
     h('label', {}, h('input', { type: task.multiple ? 'checkbox' : 'radio', name: `correct-${path[1]}`, checked: !!o.correct,
-      onchange: (e) => { if (!task.multiple) options.forEach((x) => { x.correct = false; }); o.correct = e.target.checked; save(); } }), ' right'),
-    field(`Why option ${i + 1} is ${o.correct ? 'right' : 'wrong'}`, o.why, (v) => { o.why = v; save(); }),
-    h('button', { class: 'small', onclick: () => { options.splice(i, 1); save(); } }, 'Remove')));
+      onchange: (e) => { if (!task.multiple) options.forEach((x) => { x.correct = false; }); o.correct = e.target.checked; save(true); } }), ' right'),
+    field(`Why option ${i + 1} is ${o.correct ? 'right' : 'wrong'}`, o.why, (v) => { o.why = v; save(); }, { preview: md }),
+    h('button', { class: 'small', onclick: () => { options.splice(i, 1); save(true); } }, `Remove option ${i + 1}`)));
   return h('div', { class: 'options' }, h('h4', {}, 'Options (shown shuffled)'), h('ol', {}, rows),
-    h('button', { class: 'small', onclick: () => { options.push({ text: '', why: '' }); save(); } }, 'Add an option'));
+    h('button', { class: 'small', onclick: () => { options.push({ text: '', why: '' }); save(true); } }, 'Add an option'));
 }
 
 function drawVariants() {
@@ -150,11 +168,13 @@ function drawVariants() {
   if (needLesson(panel)) return;
   const variants = plain(at(S.tree, ['variant'])) ?? [];
   const described = variants.map((v, n) => h('li', {}, `Variant ${n + 1}: ${describeVariant(v)} `, h('button', { class: 'small', onclick: () => removeTable(['variant', n]) }, 'Remove')));
+  // What is typed into the form outlives the panel's redraws (a preview picked, an edit).
+  const typed = (id, el) => { el.value = view.form[id] ?? el.value; el.addEventListener('input', () => { view.form[id] = el.value; }); return el; };
   const form = {
-    renames: h('textarea', { id: 'v-renames', rows: 3, placeholder: 'orders = parcels\nalice = dana' }),
-    ids: h('input', { id: 'v-ids', type: 'number', min: 0, value: '0' }),
-    clock: h('input', { id: 'v-clock', type: 'number', min: 0, value: '0' }),
-    params: h('input', { id: 'v-params', placeholder: 'threshold = 90000' }),
+    renames: typed('renames', h('textarea', { id: 'v-renames', rows: 3, placeholder: 'orders = parcels\nalice = dana' })),
+    ids: typed('ids', h('input', { id: 'v-ids', type: 'number', min: 0, value: '0' })),
+    clock: typed('clock', h('input', { id: 'v-clock', type: 'number', min: 0, value: '0' })),
+    params: typed('params', h('input', { id: 'v-params', placeholder: 'threshold = 90000' })),
   };
   const add = () => {
     const values = {};
@@ -165,12 +185,23 @@ function drawVariants() {
     }
     const params = parseParams(form.params.value);
     if (typeof params === 'string') return S.notice(params, 'error');
-    const body = { ids: Number(form.ids.value) || undefined, clock: Number(form.clock.value) || undefined,
-      values: Object.keys(values).length ? values : undefined, params: Object.keys(params).length ? params : undefined };
+    const whole = (el, what) => {
+      const n = Number(el.value || 0);
+      if (!Number.isSafeInteger(n) || n < 0) throw new RangeError(`${what} is a whole number of ms, 0 or more`);
+      return n || undefined;
+    };
+    let body;
+    try {
+      body = { ids: whole(form.ids, 'The id shift'), clock: whole(form.clock, 'The clock shift'),
+        values: Object.keys(values).length ? values : undefined, params: Object.keys(params).length ? params : undefined };
+    } catch (error) { return S.notice(error.message, 'error'); }
     if (!Object.values(body).some((v) => v !== undefined)) return S.notice('A variant must change something: names, ids, the clock or a parameter.', 'error');
-    const edit = editor();
-    if (edit) commit(edit.add('variant', body), `Added variant ${variants.length + 1}: see it below.`);
+    const before = view.variant;
     view.variant = variants.length + 1;
+    if (change((edit) => edit.add('variant', body), `Added variant ${variants.length + 1}: its preview is below.`)) {
+      view.form = {};
+      drawVariants();
+    } else view.variant = before;
   };
   const labelled = (label, input, hint) => h('div', { class: 'field' }, h('label', { for: input.id }, label), input, hint ? h('small', { class: 'muted' }, hint) : null);
   fill(panel, 
@@ -218,9 +249,10 @@ function preview(count) {
     rendered ? h('div', { class: 'preview-text' },
       h('h4', {}, rendered.title),
       h('p', {}, h('strong', {}, 'Setup: '), h('code', {}, rendered.setup.join(' ; ') || '(none)')),
-      rendered.intro.map((i) => h('p', {}, i.text, i.demo.length ? h('code', {}, ` ${i.demo.join(' ; ')}`) : null)),
-      tasks.map((t, n) => h('p', {}, h('strong', {}, `${n + 1}. ${t.title}: `), t.prompt,
-        t.solution.length ? h('code', {}, ` ${t.solution.join(' ; ')}`) : null, t.reply ? h('code', {}, ` → ${t.reply}`) : null))) : null,
+      rendered.intro.map((i) => h('div', { class: 'md-preview' }, md(i.text), i.demo.length ? h('p', {}, h('code', {}, i.demo.join(' ; '))) : null)),
+      tasks.map((t, n) => h('div', { class: 'md-preview' }, h('h5', {}, `${n + 1}. ${t.title}`), md(t.prompt),
+        t.solution.length ? h('p', {}, 'Solution: ', h('code', {}, t.solution.join(' ; '))) : null,
+        t.command ? h('p', {}, 'Command: ', h('code', {}, t.command), t.reply ? [' prints ', h('code', {}, t.reply)] : null) : null))) : null,
     tasks.length ? h('div', { class: 'field' }, h('label', { for: 'v-state-task' }, 'State at the start of'), taskPick) : null,
     h('pre', { class: 'rec-state', 'aria-label': 'Variant state' }, state.join('\n')));
 }
@@ -238,7 +270,7 @@ function drawPlay() {
     stage.replaceChildren(lab);
   };
   fill(panel, 
-    h('p', { class: 'muted' }, 'Play the lesson as a learner does, in the player the site and embeds use, on any variant. It plays the file as it is now.'),
+    h('p', { class: 'muted' }, 'Play the lesson as a learner does, in the player the site and embeds use, on any variant: its texts as learners will read them, every task in the task list. It plays the file as it is now.'),
     h('div', { class: 'row' }, h('div', { class: 'field' }, h('label', { for: 'play-variant' }, 'Variant'), pick), h('button', { class: 'primary', onclick: play }, 'Play as a learner')),
     stage);
 }
@@ -260,7 +292,9 @@ function drawExport() {
     setTimeout(() => URL.revokeObjectURL(a.href), 1000);
   };
   const snippet = () => {
-    if (/<\/script/i.test(S.text)) return S.notice('The lesson holds “</script”, which would end the snippet\'s script early: reword that text.', 'error');
+    // The lesson goes in as a script element's text: these would end it early or hide its end.
+    const breaks = S.text.match(/<\/script|<script|<!--/i);
+    if (breaks) return S.notice(`The lesson holds “${breaks[0]}”, which would break the snippet's script element in a page: reword that text.`, 'error');
     show(`<script src="${new URL('embed.js', base)}"></script>\n<stream-lab mode="player">\n<script type="application/toml">\n${S.text}</script>\n</stream-lab>\n`, 'The embed snippet');
   };
   const share = () => {
@@ -279,14 +313,15 @@ function drawExport() {
       S.notice('The Redis Insight tutorial is downloaded: upload it in Redis Insight\'s Tutorials panel.');
     } catch (error) { S.notice(`The tutorial could not be made: ${error.message}`, 'error'); }
   };
-  const problems = document.getElementById('problems').dataset.state === 'problems';
-  fill(panel, 
-    problems ? h('p', { class: 'status error' }, 'The file still has problems (see under the source): it exports as it is, but `streamlab check` will refuse it.') : null,
+  const state = document.getElementById('problems').dataset.state;
+  fill(panel,
+    state === 'problems' ? h('p', { class: 'status error' }, 'The file still has problems (see under the source): it exports as it is, but streamlab check will refuse it.') : null,
+    state === 'checking' ? h('p', { class: 'status' }, 'The file is being checked…') : null,
     h('div', { class: 'row' },
       h('button', { class: 'primary', onclick: () => download(new Blob([S.text], { type: 'text/plain' }), fileName()) }, `Download ${fileName()}`),
       h('button', { onclick: snippet }, 'Embed snippet'),
       h('button', { onclick: share }, 'Share link'),
       h('button', { onclick: tutorial }, 'Redis Insight tutorial (.zip)')),
     out,
-    h('p', { class: 'muted' }, 'Check a downloaded file with `streamlab check FILE.toml`; put it in a lessons directory with `index.toml` to ship it with the site.'));
+    h('p', { class: 'muted' }, 'Check a downloaded file with streamlab check FILE.toml; put it in a lessons directory with index.toml to ship it with the site.'));
 }

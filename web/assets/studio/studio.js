@@ -15,7 +15,6 @@ const STORE = 'streamlab.studio.draft';
 // wrong file never fills the page.
 const MAX_FILE = 1 << 20;
 const MAX_ZIP = 64 << 20;
-export const PROFILES = ['redis-8.2', 'redis-7.4', 'redis-8.4', 'redis-8.6', 'redis-8.8', 'redis-8.10', 'valkey-9'];
 
 const NEW = `id = "my-lesson"
 version = 1
@@ -37,8 +36,11 @@ export const S = {
   history: [],
   at: -1,
   tab: 'lesson',
+  unsaved: false,
   notice(text, kind = 'info') {
     const n = $('notice');
+    // A draft the browser would not keep is said with every notice until it keeps one.
+    if (S.unsaved) [text, kind] = [`${text} This browser would not keep the draft: download it (Export) before you leave.`.trim(), 'error'];
     n.textContent = text;
     n.dataset.kind = kind;
     n.hidden = !text;
@@ -61,23 +63,49 @@ export function editor() {
   return new Edit(S.text, S.tree);
 }
 
-/** Makes `text` the lesson: one step of the undo history, saved, every panel redrawn. */
-export function commit(text, what = '') {
+/** Makes `text` the lesson: one step of the undo history, saved, the panels redrawn (but
+ * `quiet`: a field's own change, whose panel already shows it, is not redrawn under the
+ * author's hands, so focus and the next click stay where they were). */
+export function commit(text, what = '', { quiet = false } = {}) {
   if (text === S.text) return;
   S.history.length = S.at + 1;
   S.history.push(text);
   S.at = S.history.length - 1;
-  load(text);
+  load(text, quiet);
   if (what) S.notice(what);
 }
 
-function load(text) {
+/** Applies an edit made with an editor over the file: refused with a message (and the panel
+ * drawn again from the file) when it cannot be made or would leave the file unreadable, so
+ * nothing half-done is ever committed. Returns whether it was made. */
+export function change(make, what = '', options = {}) {
+  try {
+    const edit = editor();
+    if (!edit) return false;
+    const text = make(edit);
+    const read = JSON.parse(engine.tree(text));
+    if (!read.ok) throw new Error(`it would leave the file unreadable (line ${read.broken.line}: ${read.broken.message})`);
+    commit(text, what, options);
+    return true;
+  } catch (error) {
+    S.notice(`Not changed: ${error.message}`, 'error');
+    panels.redraw();
+    return false;
+  }
+}
+
+function load(text, quiet = false) {
   S.text = text;
   const toml = $('toml');
   if (toml.value !== text) toml.value = text;
-  try { localStorage.setItem(STORE, text); } catch { S.notice('This browser would not keep the draft: download it before you leave.', 'error'); }
+  try {
+    localStorage.setItem(STORE, text);
+    S.unsaved = false;
+  } catch {
+    S.unsaved = true;
+  }
   read();
-  panels.redraw();
+  if (!quiet) panels.redraw();
   validateSoon();
   $('undo').disabled = S.at <= 0;
   $('redo').disabled = S.at >= S.history.length - 1;
@@ -92,7 +120,8 @@ function read() {
 }
 
 let validating = null;
-/** The validator runs every solution on every variant: after a pause in typing, not per key. */
+/** The validator runs every solution on every variant: after a pause in typing, not per key,
+ * and in a worker (check-worker.js), so a long check never blocks the page. */
 function validateSoon() {
   clearTimeout(validating);
   $('problems').dataset.state = 'checking';
@@ -100,15 +129,52 @@ function validateSoon() {
   validating = setTimeout(validateNow, 250);
 }
 
+const check = { worker: null, asked: 0, busy: false, ticking: null };
+
+function checker() {
+  const worker = new Worker(new URL('./check-worker.js', import.meta.url), { type: 'module' });
+  worker.onmessage = (event) => {
+    if (event.data.id !== check.asked) return;
+    check.busy = false;
+    clearInterval(check.ticking);
+    if (event.data.error) showProblems([{ line: 0, column: 0, text: `The check could not run: ${event.data.error}` }]);
+    else showProblems(event.data.result.problems);
+  };
+  worker.onerror = (event) => {
+    check.busy = false;
+    clearInterval(check.ticking);
+    showProblems([{ line: 0, column: 0, text: `The check could not run: ${event.message ?? 'the worker stopped'}` }]);
+  };
+  return worker;
+}
+
 function validateNow() {
+  if (S.broken) {
+    const b = S.broken;
+    return showProblems([{ line: b.line, column: b.column, text: `${fileName()}:${b.line}:${b.column}: ${b.message}` }]);
+  }
+  // A check still running is of a text that is gone: ended, not waited for.
+  if (check.busy) {
+    check.worker.terminate();
+    check.worker = null;
+  }
+  check.worker ??= checker();
+  check.busy = true;
+  const id = ++check.asked;
+  const started = Date.now();
+  clearInterval(check.ticking);
+  // Long checks show that they are still going.
+  check.ticking = setInterval(() => { $('problem-count').textContent = `(checking… ${Math.round((Date.now() - started) / 1000)} s)`; }, 1000);
+  check.worker.postMessage({ id, file: fileName(), text: S.text });
+}
+
+function showProblems(found) {
   const list = $('problems');
-  const found = S.broken
-    ? [{ line: S.broken.line, column: S.broken.column, message: S.broken.message, text: `${fileName()}:${S.broken.line}:${S.broken.column}: ${S.broken.message}` }]
-    : JSON.parse(engine.validate(fileName(), S.text)).problems;
   list.replaceChildren(...found.map((p) => h('li', {},
-    h('button', { class: 'problem', onclick: () => jumpTo(p.line, p.column) }, p.text))));
-  $('problem-count').textContent = found.length ? `(${found.length})` : '— none: `streamlab check` passes this file';
+    p.line ? h('button', { class: 'problem', onclick: () => jumpTo(p.line, p.column) }, p.text) : h('span', { class: 'problem' }, p.text))));
+  $('problem-count').textContent = found.length ? `(${found.length})` : '— none: streamlab check passes this file';
   list.dataset.state = found.length ? 'problems' : 'clean';
+  if (S.tab === 'export') panels.redraw();
 }
 
 /** Puts the source's caret at a line and column (both from 1). */
@@ -122,9 +188,13 @@ function jumpTo(line, column) {
   toml.setSelectionRange(offset, offset);
 }
 
-/** Replaces the draft (New, Open, Import): undoable like any edit, and said so. */
+/** Replaces the draft (New, Open, Import): undoable like any edit, and said so. The studio
+ * keeps LF line ends (a text box gives nothing else back), so a CRLF file is converted once,
+ * here, and told. */
 export function replace(text, what) {
-  commit(text, `${what} Undo brings back what was here before.`);
+  const lf = text.replace(/\r\n/g, '\n');
+  const converted = lf === text ? '' : ' Its CRLF line ends are LF now.';
+  commit(lf, `${what}${converted} Undo brings back what was here before.`);
 }
 
 async function openBuiltin(id) {
@@ -199,10 +269,15 @@ function wire() {
   $('open-file').onchange = (e) => { const f = e.target.files[0]; if (f) openFile(f); e.target.value = ''; };
   for (const tab of document.querySelectorAll('[role=tab]')) {
     tab.onclick = () => panels.show(tab.id.slice(4));
+    // The tab list's keys (WAI-ARIA tabs): arrows move between tabs, Home and End to the ends.
     tab.onkeydown = (e) => {
       const tabs = [...document.querySelectorAll('[role=tab]')];
-      const i = tabs.indexOf(tab) + (e.key === 'ArrowRight' ? 1 : e.key === 'ArrowLeft' ? -1 : 0);
-      if (i !== tabs.indexOf(tab) && tabs[i]) { tabs[i].focus(); tabs[i].click(); }
+      const here = tabs.indexOf(tab);
+      const to = { ArrowRight: here + 1, ArrowLeft: here - 1, Home: 0, End: tabs.length - 1 }[e.key];
+      if (to === undefined || !tabs[to]) return;
+      e.preventDefault();
+      tabs[to].focus();
+      tabs[to].click();
     };
   }
 }
@@ -230,7 +305,12 @@ async function start() {
   const wanted = new URLSearchParams(location.search).get('lesson');
   $('studio').hidden = false;
   S.notice('');
-  commit(saved ?? NEW);
+  commit((saved ?? NEW).replace(/\r\n/g, '\n'));
+  panels.show('lesson');
+  // Another tab of the studio saving its own draft replaces this one's in storage.
+  window.addEventListener('storage', (e) => {
+    if (e.key === STORE && e.newValue !== S.text) S.notice('The studio in another tab saved its draft over this one\'s: this tab keeps its own, and saves it again with its next change.', 'error');
+  });
   if (saved) S.notice('Your draft from last time is back. New or Open replace it (Undo brings it back).');
   if (wanted && /^[a-z0-9-]+$/.test(wanted)) await openBuiltin(wanted);
   listBuiltins();
