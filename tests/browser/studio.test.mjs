@@ -13,7 +13,7 @@ import { mkdtemp, writeFile, readFile } from 'node:fs/promises';
 import { execFileSync } from 'node:child_process';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { root, serveDist, withBrowser, filesServer, screenshot, axe } from './harness.mjs';
+import { root, serveDist, withBrowser, filesServer, screenshot, axe, tinyLesson } from './harness.mjs';
 
 const { readZip, writeZip } = await import(join(root, 'web', 'assets', 'studio', 'insight.js'));
 const STREAMLAB = process.env.STREAMLAB ?? join(root, 'target', 'release', 'streamlab');
@@ -78,6 +78,19 @@ async function download(page, button) {
   const path = join(scratch, file.suggestedFilename());
   await file.saveAs(path);
   return path;
+}
+
+/** The recorded lesson's first task, played as a learner in `scope` (a page, a widget or a
+ * frame) on the variant that names the stream `stream` and the entry `id`: the goal is
+ * reached, with par. */
+async function solveFirst(scope, stream, id) {
+  await scope.getByText('Make bob its owner').first().waitFor();
+  for (const line of [':clock +60s', `bob> XCLAIM ${stream} workers bob 30000 ${id}`]) {
+    await scope.locator('#console-input').fill(line);
+    await scope.locator('#console-input').press('Enter');
+  }
+  await scope.getByRole('button', { name: 'Check', exact: true }).click();
+  await scope.getByText(/Goal reached with 1 change \(par 1\)/).waitFor();
 }
 
 /** The author's session: everything by clicking and typing. Resolves to the exported file's
@@ -172,14 +185,7 @@ async function author(page) {
   await tab(page, 'Play-test');
   await page.getByLabel('Variant', { exact: true }).selectOption('1');
   await page.getByRole('button', { name: 'Play as a learner' }).click();
-  const lab = page.locator('stream-lab');
-  await lab.getByText('Make bob its owner').first().waitFor();
-  await lab.locator('#console-input').fill(':clock +60s');
-  await lab.locator('#console-input').press('Enter');
-  await lab.locator('#console-input').fill('bob> XCLAIM tasks workers bob 30000 5001-0');
-  await lab.locator('#console-input').press('Enter');
-  await lab.getByRole('button', { name: 'Check', exact: true }).click();
-  await lab.getByText(/Goal reached with 1 change \(par 1\)/).waitFor();
+  await solveFirst(page.locator('stream-lab'), 'tasks', '5001-0');
   await screenshot(page, 'studio-playtest-1400.png');
 
   await tab(page, 'Export');
@@ -207,13 +213,7 @@ test('an author records, words, varies, play-tests and exports a lesson without 
 
     // The share link plays in the page's own player.
     await page.goto(out.link);
-    await page.getByText('Make bob its owner').first().waitFor();
-    await page.locator('#console-input').fill(':clock +60s');
-    await page.locator('#console-input').press('Enter');
-    await page.locator('#console-input').fill('bob> XCLAIM jobs workers bob 30000 1-0');
-    await page.locator('#console-input').press('Enter');
-    await page.getByRole('button', { name: 'Check', exact: true }).click();
-    await page.getByText(/Goal reached with 1 change \(par 1\)/).waitFor();
+    await solveFirst(page, 'jobs', '1-0');
   });
 
   // The snippet, pasted into a course page of another origin.
@@ -223,14 +223,7 @@ test('an author records, words, varies, play-tests and exports a lesson without 
     // Math.random at 0: the widget's first attempt plays the lesson as written.
     await withBrowser({ random: 0 }, async (page) => {
       await page.goto(`http://localhost:${course.address().port}/course.html`);
-      const frame = page.frameLocator('stream-lab iframe');
-      await frame.getByText('Make bob its owner').first().waitFor();
-      for (const line of [':clock +60s', 'bob> XCLAIM jobs workers bob 30000 1-0']) {
-        await frame.locator('#console-input').fill(line);
-        await frame.locator('#console-input').press('Enter');
-      }
-      await frame.getByRole('button', { name: 'Check', exact: true }).click();
-      await frame.getByText(/Goal reached with 1 change \(par 1\)/).waitFor();
+      await solveFirst(page.frameLocator('stream-lab iframe'), 'jobs', '1-0');
       await screenshot(page, 'studio-embedded-1400.png');
     });
   } finally {
@@ -295,45 +288,14 @@ test('bad input gets a clear message and changes nothing', async () => {
     assert.match(await toml(page), /^id = "my-lesson"/);
     // A lesson whose solution does not reach its goal: the validator says so, at its line.
     await page.locator('#open-file').setInputFiles({ name: 'claim-it.toml', mimeType: 'text/plain', buffer: Buffer.from(FAILING) });
-    await page.locator('#problems').getByText("claim-it.toml:13: task 1 (variant 0): the solution does not pass: It is with alice.").waitFor();
+    const line = FAILING.split('\n').indexOf('[[task]]') + 1;
+    await page.locator('#problems').getByText(`claim-it.toml:${line}: task 1 (variant 0): the solution does not pass: The group g should exist; present: absent.`).waitFor();
     await screenshot(page, 'studio-problems-1400.png');
   });
 });
 
-/** A lesson whose solution claims the wrong entry. */
-const FAILING = `id = "claim-it"
-version = 1
-title = "Claim"
-summary = "Claim \`1-0\`."
-profile = "redis-8.2"
-minutes = 2
-setup = ["XADD jobs 1-0 n 1", "XADD jobs 2-0 n 2", "XGROUP CREATE jobs w 0", "alice> XREADGROUP GROUP w alice STREAMS jobs >"]
-
-[[variant]]
-ids = 10
-
-[[task]]
-kind = "reach-state"
-title = "Claim it"
-prompt = "Give \`1-0\` to bob."
-hints = ["A claim."]
-solution = ["bob> XCLAIM jobs w bob 0 2-0"]
-must_not_pass = [["XACK jobs w 1-0"]]
-  [[task.check]]
-  kind = "owner"
-  stream = "jobs"
-  group = "w"
-  id = "1-0"
-  equals = "bob"
-  message = "It is with {actual}."
-
-[[task]]
-kind = "predict"
-title = "Length"
-prompt = "What does \`XLEN jobs\` print?"
-command = "XLEN jobs"
-explain = "Two."
-`;
+/** The embedding tests' tiny lesson with a solution that makes the wrong group. */
+const FAILING = tinyLesson('claim-it').replace('solution = ["XGROUP CREATE s g 0 MKSTREAM"]', 'solution = ["XGROUP CREATE s h 0 MKSTREAM"]');
 
 test('a Redis Insight tutorial comes in as a draft, and a lesson goes out as one', async () => {
   const page1 = '# Streams\n\nA stream keeps every entry.\n\n```redis Add two\nXADD jobs * n 1\nXADD jobs * n 2\n```\n\n## Reading\n\n```redis\nXRANGE jobs - +\n```\n';

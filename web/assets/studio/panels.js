@@ -3,7 +3,7 @@
 // Each is drawn from the file (raw values from its tree, so a `${expr}` stays an expression
 // when edited; rendered values from the draft for previews) and edits it in place.
 
-import { S, change, fileName } from './studio.js';
+import { S, change, fileName, flushTyping } from './studio.js';
 import { at, plain } from './edit.js';
 import { h, field, fill, rendered } from './dom.js';
 import { drawRecord, setupRecord } from './record.js';
@@ -18,6 +18,7 @@ export const panels = {
     setupRecord(engine);
   },
   show(tab) {
+    flushTyping();
     S.tab = tab;
     for (const t of document.querySelectorAll('[role=tab]')) {
       const on = t.id === `tab-${tab}`;

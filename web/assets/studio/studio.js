@@ -249,7 +249,7 @@ async function listBuiltins() {
 let typing = null;
 /** What was typed in the source and not yet taken in (typing is taken in after a pause):
  * taken in now, before a panel edits the file, so the panel edits what the author sees. */
-function flushTyping() {
+export function flushTyping() {
   clearTimeout(typing);
   const toml = $('toml');
   if (toml.value !== S.text) commit(toml.value);
@@ -261,7 +261,9 @@ function wire() {
     clearTimeout(typing);
     typing = setTimeout(flushTyping, 300);
   });
-  toml.addEventListener('blur', flushTyping);
+  // Not on blur: taking the text in redraws the panels, and a redraw between the press and the
+  // release of a button there would swallow its click. Panels take it in before they edit
+  // (`editor`) and before another panel shows (`panels.show`).
   $('undo').onclick = () => step(-1);
   $('redo').onclick = () => step(1);
   $('new').onclick = () => replace(NEW, 'Started a new lesson.');
