@@ -288,7 +288,8 @@ test('bad input gets a clear message and changes nothing', async () => {
     assert.match(await toml(page), /^id = "my-lesson"/);
     // A lesson whose solution does not reach its goal: the validator says so, at its line.
     await page.locator('#open-file').setInputFiles({ name: 'claim-it.toml', mimeType: 'text/plain', buffer: Buffer.from(FAILING) });
-    const line = FAILING.split('\n').indexOf('[[task]]') + 1;
+    // A task's problems name the line of its kind.
+    const line = FAILING.split('\n').indexOf('kind = "reach-state"') + 1;
     await page.locator('#problems').getByText(`claim-it.toml:${line}: task 1 (variant 0): the solution does not pass: The group g should exist; present: absent.`).waitFor();
     await screenshot(page, 'studio-problems-1400.png');
   });
