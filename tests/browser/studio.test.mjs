@@ -199,7 +199,8 @@ async function author(page) {
 
 test('an author records, words, varies, play-tests and exports a lesson without writing TOML', async () => {
   let snippet;
-  await withBrowser({}, async (page) => {
+  // Math.random at 0: a player's first attempt plays the lesson as written (variant 0).
+  await withBrowser({ random: 0 }, async (page) => {
     await openStudio(page);
     const out = await author(page);
     snippet = out.snippet;
@@ -220,7 +221,6 @@ test('an author records, words, varies, play-tests and exports a lesson without 
   const course = filesServer(new Map([['/course.html', { type: 'text/html; charset=utf-8', body: `<!doctype html><html lang="en"><title>Course</title><link rel="icon" href="data:,"><body><h1>Week 3</h1>${snippet}</body></html>` }]]));
   await new Promise((ok) => course.listen(0, 'localhost', ok));
   try {
-    // Math.random at 0: the widget's first attempt plays the lesson as written.
     await withBrowser({ random: 0 }, async (page) => {
       await page.goto(`http://localhost:${course.address().port}/course.html`);
       await solveFirst(page.frameLocator('stream-lab iframe'), 'jobs', '1-0');
