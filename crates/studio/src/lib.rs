@@ -48,6 +48,17 @@ pub fn markdown(text: &str) -> String {
     json(&streamlab_lessons::markdown::blocks(text))
 }
 
+/// A text of the draft as the lesson as written shows it: its `${expr}` filled in with the
+/// draft's parameters (the text as given when the draft has no lesson's shape yet), for the
+/// markdown previews while the author types.
+#[wasm_bindgen]
+pub fn prose(file: &str, text: &str, prose: &str) -> String {
+    match parse_draft(file, text) {
+        Ok((lesson, _)) => lesson.render(prose, 0),
+        Err(_) => prose.to_owned(),
+    }
+}
+
 /// The draft rendered on `variant`, with the problems reading it found.
 #[wasm_bindgen]
 pub fn draft(file: &str, text: &str, variant: u32) -> String {

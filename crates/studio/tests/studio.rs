@@ -80,3 +80,17 @@ fn the_tree_keeps_places_for_editing_in_place() {
     let [start, end] = [title["v"]["s"][0].as_u64().unwrap() as usize, title["v"]["s"][1].as_u64().unwrap() as usize];
     assert_eq!(&DRAFT[start..end], "\"Claims\"");
 }
+
+#[test]
+fn lines_and_texts_as_written_are_filled_in_with_the_parameters() {
+    let with_params = DRAFT.replace("minutes = 5\n", "minutes = 5\nparams = { idle = 30 }\n");
+    assert_eq!(
+        streamlab_studio::prose("claims.toml", &with_params, "Idle for ${idle * 1000} ms."),
+        "Idle for 30000 ms."
+    );
+    // Not a lesson yet: the text as given.
+    assert_eq!(streamlab_studio::prose("claims.toml", "id = ", "${idle}"), "${idle}");
+    let recorded = ["bob> XCLAIM jobs w bob ${idle - 30} 1-0".to_owned()];
+    let recorder = Recorder::open("claims.toml", &with_params, "0", 0, &recorded).unwrap();
+    assert_eq!(json(&recorder.state())[3], "    bob: 1-0", "the recorded line ran with its parameter filled in");
+}

@@ -39,8 +39,8 @@ function set(path, key, value, what) {
   change((edit) => edit.set(path, key, value), what, { quiet: true });
 }
 
-/** The markdown preview of a field: the text as the player shows it. */
-const md = (text) => rendered(JSON.parse(engine.markdown(text)));
+/** The markdown preview of a field: the text as the player shows the lesson as written. */
+const md = (text) => rendered(JSON.parse(engine.markdown(engine.prose(fileName(), S.text, text))));
 
 function needLesson(panel) {
   if (S.tree) return false;
@@ -145,7 +145,7 @@ function hintsEditor(path, hints) {
     fields.append(made);
     made.querySelector('textarea').focus();
   };
-  return h('div', { class: 'hints' }, h('h4', {}, 'Hints (shown one at a time; no solution line in them)'), fields,
+  return h('div', { class: 'hint-editor' }, h('h4', {}, 'Hints (shown one at a time; no solution line in them)'), fields,
     h('button', { class: 'small', onclick: add }, 'Add a hint'));
 }
 
