@@ -366,6 +366,10 @@ test('the draft outlives a reload, and Create in the playground opens the studio
     await page.getByRole('button', { name: 'New', exact: true }).click();
     await tab(page, 'Lesson');
     await setField(page, 'Title', 'Kept across a reload');
+    // A button that redraws its panel keeps the focus where the author was.
+    await page.getByRole('button', { name: 'Add an intro step' }).click();
+    await page.getByLabel('Intro step 1 (markdown)', { exact: true }).waitFor();
+    assert.equal(await page.evaluate(() => document.activeElement.textContent), 'Add an intro step');
     const before = await toml(page);
     await page.reload();
     await page.locator('#notice').filter({ hasText: 'Your draft from last time is back.' }).waitFor();

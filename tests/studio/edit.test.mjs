@@ -119,3 +119,13 @@ test('the edits files of other shapes need: comments between tables, no last new
   assert.equal(edit('p = { a = 1, }\n').set(['p'], 'b', 2), 'p = { a = 1, b = 2 }\n');
   assert.equal(edit('p = {}\n').set(['p'], 'b', 2), 'p = { b = 2 }\n');
 });
+
+test('a `#` line inside a multi-line string is not a comment opening the next table', () => {
+  const text = 'id = "x"\n\n[[task]]\nprompt = """\nStep one:\n# not a comment"""\n[[task]]\ntitle = "b"\n';
+  const added = edit(text).add('task.check', { kind: 'length' }, ['task', 0]);
+  assert.equal(plain(at(tree(added), ['task', 0, 'prompt'])), 'Step one:\n# not a comment');
+  assert.deepEqual(plain(at(tree(added), ['task', 0, 'check'])), [{ kind: 'length' }]);
+  assert.equal(edit(added).remove(['task', 0, 'check', 0]), text);
+  // A key written as a table (an array of tables) is not spliced over.
+  assert.throws(() => edit(text).set([], 'task', []), /written as a table of its own/);
+});

@@ -214,9 +214,15 @@ pub fn judge(file: &str, text: &str, task: usize, lines: &[String]) -> Judged {
         Ok((lesson, _)) => lesson,
         Err(found) => return refused(found.first().map_or_else(String::new, ToString::to_string)),
     };
+    // Lines as written (a recorded wrong path may hold `${expr}`), run as the lesson as
+    // written fills them in, like the recorder that played them.
+    let variant = match lesson.variant(0) {
+        Ok(variant) => variant.clone(),
+        Err(error) => return refused(error.to_string()),
+    };
     let mut log = Vec::new();
     for line in lines {
-        match log_line(line) {
+        match log_line(&variant.apply(line)) {
             Ok(line) => log.push(line),
             Err(error) => return refused(error),
         }

@@ -93,4 +93,7 @@ fn lines_and_texts_as_written_are_filled_in_with_the_parameters() {
     let recorded = ["bob> XCLAIM jobs w bob ${idle - 30} 1-0".to_owned()];
     let recorder = Recorder::open("claims.toml", &with_params, "0", 0, &recorded).unwrap();
     assert_eq!(json(&recorder.state())[3], "    bob: 1-0", "the recorded line ran with its parameter filled in");
+    // A wrong path as written is judged as the recorder ran it.
+    let judged = draft::judge("claims.toml", &with_params, 0, &[":clock +${idle}s".to_owned()]);
+    assert_eq!(judged.error, None);
 }

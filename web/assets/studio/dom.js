@@ -70,3 +70,28 @@ export function field(label, value, change, { kind = 'text', options = [], hint 
 export function fill(el, ...children) {
   el.replaceChildren(...children.flat().filter((c) => c !== null && c !== undefined && c !== false));
 }
+
+/** Runs `draw`, which rebuilds `panel`, and puts the focus back on the element that had it,
+ * found again by its id, its label or its text: a panel drawn anew after a click or a key
+ * must not drop the author's place to the top of the page. */
+export function keepFocus(panel, draw) {
+  const had = document.activeElement;
+  const inside = had && panel?.contains(had);
+  const key = inside && {
+    tag: had.tagName,
+    // Fields' ids are made afresh with each drawing: those are found by their label.
+    id: /^f\d+$/.test(had.id) ? '' : had.id,
+    aria: had.getAttribute('aria-label'),
+    label: had.labels?.[0]?.textContent ?? null,
+    text: had.textContent,
+  };
+  draw();
+  if (!key || (document.activeElement && document.activeElement !== document.body)) return;
+  const same = (el) => {
+    if (key.aria) return el.getAttribute('aria-label') === key.aria;
+    if (key.label !== null) return el.labels?.[0]?.textContent === key.label;
+    return el.textContent === key.text;
+  };
+  const found = (key.id && document.getElementById(key.id)) || [...panel.querySelectorAll(key.tag)].find(same);
+  found?.focus();
+}

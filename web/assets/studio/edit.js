@@ -94,7 +94,7 @@ export class Edit {
     const written = tomlValue(value);
     const found = table.keys.find((k) => k.k === key);
     if (found) {
-      if (found.v.t === 'table' && found.v.form !== 'inline') throw new Error(`\`${key}\` is written as a table of its own here: change it in the file`);
+      if (isHeaderTable(found.v)) throw new Error(`\`${key}\` is written as a table of its own here: change it in the file`);
       return this.splice(found.v.s[0], found.v.s[1], written);
     }
     if (table.form === 'inline') {
@@ -107,7 +107,7 @@ export class Edit {
     const after = last ? lineEnd(this.text, last.v.s[1]) : path.length ? lineEnd(this.text, table.s[1]) : 0;
     const indent = last ? lineIndent(this.text, last.s[0]) : '  '.repeat(Math.max(0, depth(path) - 1));
     const line = `${indent}${tomlKey(key)} = ${written}`;
-    return !last && !path.length ? `${line}\n${this.text}` : this.splice(after, after, `${this.newline}${line}`);
+    return !last && !path.length ? `${line}${this.newline}${this.text}` : this.splice(after, after, `${this.newline}${line}`);
   }
 
   /** Appends values to the array `key` of the table at `path` (made when missing), after its
@@ -164,10 +164,13 @@ export class Edit {
   /** The start of a header's line, or of the comment lines right above it (no blank line
    * between): a table's own introduction. */
   opening(at) {
+    // Only lines after the last value before the header can be its comments: a `#` line
+    // above that may be the inside of a multi-line string.
+    const floor = lastEndBefore(this.tree, at);
     let start = lineStart(this.text, at);
     while (start > 0) {
       const above = lineStart(this.text, start - 1);
-      if (!/^[ \t]*#/.test(this.text.slice(above, start))) break;
+      if (above < floor || !/^[ \t]*#/.test(this.text.slice(above, start))) break;
       start = above;
     }
     return start;
@@ -189,6 +192,20 @@ export class Edit {
 function isHeaderTable(v) {
   const header = (t) => t.t === 'table' && t.form !== 'inline';
   return header(v) || (v.t === 'array' && v.items.length > 0 && v.items.every(header));
+}
+/** The end of the last value, key or header that ends at or before `at`. */
+function lastEndBefore(tree, at) {
+  let best = 0;
+  const walk = (node) => {
+    if (node.s[1] <= at && node.s[1] > best) best = node.s[1];
+    for (const key of node.keys ?? []) {
+      if (key.s[1] <= at && key.s[1] > best) best = key.s[1];
+      walk(key.v);
+    }
+    for (const item of node.items ?? []) walk(item);
+  };
+  walk(tree);
+  return best;
 }
 function depth(path) { return path.filter((p) => typeof p === 'string').length; }
 function same(a, b) { return a.length === b.length && a.every((x, i) => x === b[i]); }

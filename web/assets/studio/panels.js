@@ -5,12 +5,12 @@
 
 import { S, change, fileName, flushTyping } from './studio.js';
 import { at, plain } from './edit.js';
-import { h, field, fill, rendered } from './dom.js';
+import { h, field, fill, keepFocus, rendered } from './dom.js';
 import { drawRecord, setupRecord } from './record.js';
 
 let engine = null;
 const DRAW = { lesson: drawLesson, record: drawRecord, tasks: drawTasks, variants: drawVariants, play: drawPlay, export: drawExport };
-const view = { variant: 0, stateTask: 0, form: {} };
+const view = { variant: 0, stateTask: 0, form: {}, exported: null };
 
 export const panels = {
   setup(deps) {
@@ -29,7 +29,13 @@ export const panels = {
     panels.redraw();
   },
   redraw() {
-    DRAW[S.tab]();
+    keepFocus(document.getElementById(`panel-${S.tab}`), DRAW[S.tab]);
+  },
+  /** A check finished: the Export panel's word on the file follows it (in place: redrawing
+   * the panel would take the author's focus and what it shows). */
+  checked() {
+    const state = document.getElementById('export-state');
+    if (state) state.replaceWith(exportState());
   },
 };
 
@@ -39,8 +45,9 @@ function set(path, key, value, what) {
   change((edit) => edit.set(path, key, value), what, { quiet: true });
 }
 
-/** The markdown preview of a field: the text as the player shows the lesson as written. */
-const md = (text) => rendered(JSON.parse(engine.markdown(engine.prose(fileName(), S.text, text))));
+/** The markdown preview of a field: the text as the player shows the lesson as written
+ * (the draft read again only for a text with a `${`, which is rare). */
+const md = (text) => rendered(JSON.parse(engine.markdown(text.includes('${') ? engine.prose(fileName(), S.text, text) : text)));
 
 function needLesson(panel) {
   if (S.tree) return false;
@@ -64,7 +71,8 @@ function drawLesson() {
     field('Parameters (name = number, …)', Object.entries(params).map(([k, v]) => `${k} = ${v}`).join(', '), (v) => {
       const parsed = parseParams(v);
       if (typeof parsed === 'string') return S.notice(parsed, 'error');
-      change((edit) => edit.set([], 'params', parsed), 'Parameters set: use them as ${name} in lines and texts.', { quiet: true });
+      // Not quiet: the previews above show the parameters' values.
+      change((edit) => edit.set([], 'params', parsed), 'Parameters set: use them as ${name} in lines and texts.');
     }, { hint: 'The numbers a variant may change: write ${name} where they appear.' }),
     h('h3', {}, 'Intro'),
     ...(plain(at(S.tree, ['intro'])) ?? []).map((step, n) => field(`Intro step ${n + 1} (markdown)`, step.text, (v) => set(['intro', n], 'text', v), { kind: 'textarea', preview: md })),
@@ -153,7 +161,7 @@ function hintsEditor(path, hints) {
 function optionsEditor(path, task) {
   const options = (task.options ?? []).map((o) => ({ ...o }));
   // Text typed into an option is saved quietly; adding, removing or marking one redraws.
-  const save = (redraw = false) => change((edit) => edit.set(path, 'options', options.map((o) => (o.correct ? { text: o.text, correct: true, why: o.why } : { text: o.text, why: o.why }))), '', { quiet: !redraw });
+  const save = (redraw = false) => change((edit) => edit.set(path, 'options', options.map((o) => (o.correct ? { text: o.text ?? '', correct: true, why: o.why ?? '' } : { text: o.text ?? '', why: o.why ?? '' }))), '', { quiet: !redraw });
   const rows = options.map((o, i) => h('li', { class: 'option' },
     field(`Option ${i + 1}`, o.text, (v) => { o.text = v; save(); }),
     h('label', {}, h('input', { type: task.multiple ? 'checkbox' : 'radio', name: `correct-${path[1]}`, checked: !!o.correct,
@@ -265,6 +273,7 @@ function drawPlay() {
   const pick = h('select', { id: 'play-variant' }, Array.from({ length: count }, (_, n) => h('option', { value: String(n) }, n ? `Variant ${n}` : 'As written')));
   const stage = h('div', { class: 'play-stage' });
   const play = () => {
+    flushTyping();
     const lab = h('stream-lab', { mode: 'player', attempt: pick.value, persist: 'none', height: '640' });
     lab.append(h('script', { type: 'application/toml' }, S.text));
     lab.addEventListener('error', (e) => S.notice(`The player says: ${e.detail?.message ?? 'the lesson could not be played'}`, 'error'));
@@ -280,9 +289,13 @@ function drawExport() {
   const panel = document.getElementById('panel-export');
   if (needLesson(panel)) return;
   const base = new URL('.', location.href);
-  const out = h('textarea', { id: 'export-out', rows: 6, readonly: true, 'aria-label': 'Exported text' });
+  // What was exported last stays shown when the panel is drawn again (a check finishing
+  // redraws it), until the file changes.
+  if (view.exported?.of !== S.text) view.exported = null;
+  const out = h('textarea', { id: 'export-out', rows: 6, readonly: true, 'aria-label': 'Exported text', value: view.exported?.text ?? '' });
   const show = (text, what) => {
     out.value = text;
+    view.exported = { of: S.text, text };
     navigator.clipboard?.writeText(text).then(() => S.notice(`${what} copied.`), () => S.notice(`${what} is below: copy it from there.`));
   };
   const download = (blob, name) => {
@@ -293,12 +306,14 @@ function drawExport() {
     setTimeout(() => URL.revokeObjectURL(a.href), 1000);
   };
   const snippet = () => {
+    flushTyping();
     // The lesson goes in as a script element's text: these would end it early or hide its end.
     const breaks = S.text.match(/<\/script|<script|<!--/i);
     if (breaks) return S.notice(`The lesson holds “${breaks[0]}”, which would break the snippet's script element in a page: reword that text.`, 'error');
     show(`<script src="${new URL('embed.js', base)}"></script>\n<stream-lab mode="player">\n<script type="application/toml">\n${S.text}</script>\n</stream-lab>\n`, 'The embed snippet');
   };
   const share = () => {
+    flushTyping();
     const bytes = new TextEncoder().encode(S.text);
     let binary = '';
     for (const b of bytes) binary += String.fromCharCode(b);
@@ -306,6 +321,7 @@ function drawExport() {
     show(`${new URL('index.html', base)}?lesson=${encodeURIComponent(data)}`, 'The share link');
   };
   const tutorial = async () => {
+    flushTyping();
     const lesson = S.draft?.lesson;
     if (!lesson) return S.notice('The file has no lesson yet.', 'error');
     try {
@@ -314,15 +330,21 @@ function drawExport() {
       S.notice('The Redis Insight tutorial is downloaded: upload it in Redis Insight\'s Tutorials panel.');
     } catch (error) { S.notice(`The tutorial could not be made: ${error.message}`, 'error'); }
   };
-  const state = document.getElementById('problems').dataset.state;
   fill(panel,
-    state === 'problems' ? h('p', { class: 'status error' }, 'The file still has problems (see under the source): it exports as it is, but streamlab check will refuse it.') : null,
-    state === 'checking' ? h('p', { class: 'status' }, 'The file is being checked…') : null,
+    exportState(),
     h('div', { class: 'row' },
-      h('button', { class: 'primary', onclick: () => download(new Blob([S.text], { type: 'text/plain' }), fileName()) }, `Download ${fileName()}`),
+      h('button', { class: 'primary', onclick: () => { flushTyping(); download(new Blob([S.text], { type: 'text/plain' }), fileName()); } }, `Download ${fileName()}`),
       h('button', { onclick: snippet }, 'Embed snippet'),
       h('button', { onclick: share }, 'Share link'),
       h('button', { onclick: tutorial }, 'Redis Insight tutorial (.zip)')),
     out,
     h('p', { class: 'muted' }, 'Check a downloaded file with streamlab check FILE.toml; put it in a lessons directory with index.toml to ship it with the site.'));
+}
+
+/** What the last check says of the file, for the Export panel. */
+function exportState() {
+  const state = document.getElementById('problems').dataset.state;
+  if (state === 'problems') return h('p', { id: 'export-state', class: 'status error' }, 'The file still has problems (see under the source): it exports as it is, but streamlab check will refuse it.');
+  if (state === 'checking') return h('p', { id: 'export-state', class: 'status' }, 'The file is being checked…');
+  return h('p', { id: 'export-state', class: 'status' }, 'streamlab check passes the file (its golden trace aside).');
 }

@@ -7,7 +7,7 @@
 
 import { S, change, fileName } from './studio.js';
 import { Edit, at, plain } from './edit.js';
-import { h, fill } from './dom.js';
+import { h, fill, keepFocus } from './dom.js';
 
 let engine = null;
 const rec = {
@@ -94,6 +94,9 @@ function run(line) {
   const before = [...inFile(), ...rec.extra];
   const ran = JSON.parse(rec.recorder.run(line));
   rec.log.push({ line, printed: ran.refused ? [ran.refused] : ran.lines, ok: ran.ok, refused: !!ran.refused, before });
+  // The log is drawn anew with the panel, which a screen reader does not announce: the reply
+  // is said in the page's one live region.
+  document.getElementById('announce').textContent = `${line}: ${(ran.refused ? [ran.refused] : ran.lines).join(' ') || 'nothing printed'}`;
   if (!ran.ok) {
     // An error reply may still have changed something (a transaction's other commands): the
     // console starts again without the line, as the file has it.
@@ -115,6 +118,9 @@ function run(line) {
  * task starts where every task does, after both: the notice says when that reply differs. */
 function predictFrom(entry) {
   const n = isTask() ? Number(rec.place) : null;
+  if (n !== null && S.draft.lesson.tasks[n]?.continues) {
+    return S.notice('This task continues the one before it: a predict task made from it would start from the lesson\'s start, not from where this one is. Make the quiz at a task that does not continue, or write it in the file with continues = true after this task.', 'error');
+  }
   const setup = n === null ? [] : [...(plain(at(S.tree, ['task', n, 'setup'])) ?? []), ...entry.before];
   const command = entry.line.replace(/^[A-Za-z0-9_-]+>\s*/, '');
   const made = change((edit) => edit.add('task', {
@@ -182,6 +188,10 @@ function saveWrong(message) {
 /** Redraws the panel, starting the console again when the lesson before this place changed
  * (not when the change was this console's own line). */
 export function drawRecord() {
+  keepFocus(document.getElementById('panel-record'), draw);
+}
+
+function draw() {
   const panel = document.getElementById('panel-record');
   if (!S.draft?.lesson) {
     fill(panel, h('p', { class: 'muted' }, 'The file has no lesson yet: see the problems under the source.'));

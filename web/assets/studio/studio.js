@@ -141,6 +141,9 @@ function checker() {
     else showProblems(event.data.result.problems);
   };
   worker.onerror = (event) => {
+    // A worker that failed (its module did not load) is not asked again.
+    worker.terminate();
+    if (check.worker === worker) check.worker = null;
     check.busy = false;
     clearInterval(check.ticking);
     showProblems([{ line: 0, column: 0, text: `The check could not run: ${event.message ?? 'the worker stopped'}` }]);
@@ -149,20 +152,22 @@ function checker() {
 }
 
 function validateNow() {
+  // A check still running is of a text that is gone: ended, not waited for, and its answer
+  // (were it to come) no longer the one asked for.
+  const id = ++check.asked;
+  clearInterval(check.ticking);
+  if (check.busy) {
+    check.worker.terminate();
+    check.worker = null;
+    check.busy = false;
+  }
   if (S.broken) {
     const b = S.broken;
     return showProblems([{ line: b.line, column: b.column, text: `${fileName()}:${b.line}:${b.column}: ${b.message}` }]);
   }
-  // A check still running is of a text that is gone: ended, not waited for.
-  if (check.busy) {
-    check.worker.terminate();
-    check.worker = null;
-  }
   check.worker ??= checker();
   check.busy = true;
-  const id = ++check.asked;
   const started = Date.now();
-  clearInterval(check.ticking);
   // Long checks show that they are still going.
   check.ticking = setInterval(() => { $('problem-count').textContent = `(checking… ${Math.round((Date.now() - started) / 1000)} s)`; }, 1000);
   check.worker.postMessage({ id, file: fileName(), text: S.text });
@@ -174,7 +179,7 @@ function showProblems(found) {
     p.line ? h('button', { class: 'problem', onclick: () => jumpTo(p.line, p.column) }, p.text) : h('span', { class: 'problem' }, p.text))));
   $('problem-count').textContent = found.length ? `(${found.length})` : '— none: streamlab check passes this file';
   list.dataset.state = found.length ? 'problems' : 'clean';
-  if (S.tab === 'export') panels.redraw();
+  panels.checked();
 }
 
 /** Puts the source's caret at a line and column (both from 1). */
