@@ -65,7 +65,7 @@ test('a table added and removed again gives the file back byte for byte', () => 
     assert.equal(edit(added).remove(['task', 0, 'check', checks.length - 1]), text, name);
     // A variant goes before the first task, where lessons keep them.
     const varied = edit(text).add('variant', { ids: 7 });
-    const list = headers(tree(varied), varied);
+    const list = headers(tree(varied));
     const made = list.filter((h) => h.name === 'variant').at(-1);
     assert.ok(made.s[0] < list.find((h) => h.name === 'task').s[0], name);
     assert.equal(JSON.parse(studio.draft(name, varied, 0)).lesson.variants, JSON.parse(studio.draft(name, text, 0)).lesson.variants + 1, name);

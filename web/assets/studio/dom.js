@@ -35,13 +35,12 @@ export function rendered(blocks) {
  * `change(value)` once the author is done with it (on change, not per key); with `preview`
  * (text → nodes), the text as the player will show it, redrawn as the author types. A number
  * field refuses what is not an integer there and then. */
-export function field(label, value, change, { kind = 'text', options = [], hint = '', rows = 3, name = '', preview = null } = {}) {
+export function field(label, value, change, { kind = 'text', options = [], hint = '', rows = 3, preview = null } = {}) {
   const id = `f${++fields}`;
   let input;
   if (kind === 'textarea') input = h('textarea', { id, rows, spellcheck: 'true' });
   else if (kind === 'select') input = h('select', { id }, options.map((o) => h('option', { value: o }, o)));
   else input = h('input', { id, type: kind === 'number' ? 'number' : 'text' });
-  if (name) input.name = name;
   input.value = value ?? '';
   const note = h('small', { class: 'muted', id: `${id}-note` }, hint);
   if (hint) input.setAttribute('aria-describedby', note.id);

@@ -85,6 +85,7 @@ export class Edit {
     this.tree = tree;
     // The file's own line ends for what is added (the studio keeps LF, a file may not).
     this.newline = text.includes('\r\n') ? '\r\n' : '\n';
+    this.headers = headers(tree);
   }
 
   /** Sets `key` of the table at `path` to `value`: the value's text replaced where the key
@@ -124,7 +125,7 @@ export class Edit {
   /** Adds a `[[name]]` table with `body` (key → value): a task's check or misconception at
    * the end of the task, a variant before the first task, anything else at the end. */
   add(name, body, owner = null) {
-    const list = headers(this.tree);
+    const list = this.headers;
     let place = this.text.length;
     if (owner) place = this.end(owner);
     else if (name === 'variant') {
@@ -146,7 +147,7 @@ export class Edit {
 
   /** Removes the table at `path` with its own subtables and the comment that opens it. */
   remove(path) {
-    const header = headers(this.tree).find((h) => same(h.path, path));
+    const header = this.headers.find((h) => same(h.path, path));
     if (!header) throw new Error(`no table ${path.join('.')}`);
     return this.splice(this.opening(header.s[0]), this.end(path), '');
   }
@@ -154,7 +155,7 @@ export class Edit {
   /** Where the table at `path` ends: at the comment opening the next table that is not one of
    * its own subtables, or at the end of the file. */
   end(path) {
-    const list = headers(this.tree);
+    const list = this.headers;
     const i = list.findIndex((h) => same(h.path, path));
     if (i < 0) throw new Error(`no table ${path.join('.')}`);
     const next = list.slice(i + 1).find((h) => !(h.path.length > path.length && same(h.path.slice(0, path.length), path)));

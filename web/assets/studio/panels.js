@@ -279,7 +279,7 @@ function drawPlay() {
     lab.addEventListener('error', (e) => S.notice(`The player says: ${e.detail?.message ?? 'the lesson could not be played'}`, 'error'));
     stage.replaceChildren(lab);
   };
-  fill(panel, 
+  fill(panel,
     h('p', { class: 'muted' }, 'Play the lesson as a learner does, in the player the site and embeds use, on any variant: its texts as learners will read them, every task in the task list. It plays the file as it is now.'),
     h('div', { class: 'row' }, h('div', { class: 'field' }, h('label', { for: 'play-variant' }, 'Variant'), pick), h('button', { class: 'primary', onclick: play }, 'Play as a learner')),
     stage);
@@ -289,8 +289,8 @@ function drawExport() {
   const panel = document.getElementById('panel-export');
   if (needLesson(panel)) return;
   const base = new URL('.', location.href);
-  // What was exported last stays shown when the panel is drawn again (a check finishing
-  // redraws it), until the file changes.
+  // What was exported last stays shown when the panel is drawn again (the tab left and
+  // opened), until the file changes.
   if (view.exported?.of !== S.text) view.exported = null;
   const out = h('textarea', { id: 'export-out', rows: 6, readonly: true, 'aria-label': 'Exported text', value: view.exported?.text ?? '' });
   const show = (text, what) => {
@@ -298,6 +298,8 @@ function drawExport() {
     view.exported = { of: S.text, text };
     navigator.clipboard?.writeText(text).then(() => S.notice(`${what} copied.`), () => S.notice(`${what} is below: copy it from there.`));
   };
+  // Each export takes in the source's last typing first: it exports what the author sees.
+  const fresh = (act) => () => { flushTyping(); return act(); };
   const download = (blob, name) => {
     const a = h('a', { href: URL.createObjectURL(blob), download: name });
     document.body.append(a);
@@ -306,14 +308,12 @@ function drawExport() {
     setTimeout(() => URL.revokeObjectURL(a.href), 1000);
   };
   const snippet = () => {
-    flushTyping();
     // The lesson goes in as a script element's text: these would end it early or hide its end.
     const breaks = S.text.match(/<\/script|<script|<!--/i);
     if (breaks) return S.notice(`The lesson holds “${breaks[0]}”, which would break the snippet's script element in a page: reword that text.`, 'error');
     show(`<script src="${new URL('embed.js', base)}"></script>\n<stream-lab mode="player">\n<script type="application/toml">\n${S.text}</script>\n</stream-lab>\n`, 'The embed snippet');
   };
   const share = () => {
-    flushTyping();
     const bytes = new TextEncoder().encode(S.text);
     let binary = '';
     for (const b of bytes) binary += String.fromCharCode(b);
@@ -321,7 +321,6 @@ function drawExport() {
     show(`${new URL('index.html', base)}?lesson=${encodeURIComponent(data)}`, 'The share link');
   };
   const tutorial = async () => {
-    flushTyping();
     const lesson = S.draft?.lesson;
     if (!lesson) return S.notice('The file has no lesson yet.', 'error');
     try {
@@ -333,10 +332,10 @@ function drawExport() {
   fill(panel,
     exportState(),
     h('div', { class: 'row' },
-      h('button', { class: 'primary', onclick: () => { flushTyping(); download(new Blob([S.text], { type: 'text/plain' }), fileName()); } }, `Download ${fileName()}`),
-      h('button', { onclick: snippet }, 'Embed snippet'),
-      h('button', { onclick: share }, 'Share link'),
-      h('button', { onclick: tutorial }, 'Redis Insight tutorial (.zip)')),
+      h('button', { class: 'primary', onclick: fresh(() => download(new Blob([S.text], { type: 'text/plain' }), fileName())) }, `Download ${fileName()}`),
+      h('button', { onclick: fresh(snippet) }, 'Embed snippet'),
+      h('button', { onclick: fresh(share) }, 'Share link'),
+      h('button', { onclick: fresh(tutorial) }, 'Redis Insight tutorial (.zip)')),
     out,
     h('p', { class: 'muted' }, 'Check a downloaded file with streamlab check FILE.toml; put it in a lessons directory with index.toml to ship it with the site.'));
 }

@@ -25,7 +25,6 @@ const rec = {
   extra: [],
   proposals: null,
   message: '',
-  ours: false,
 };
 
 export function setupRecord(e) { engine = e; }
@@ -73,9 +72,9 @@ function leave() {
   rec.message = '';
 }
 
-/** Writes a line played at the place into the file; false when it could not be. */
+/** Writes a line played at the place into the file; false when it could not be. Quiet: the
+ * console already ran the line, so it stays (its basis is the file with the line). */
 function record(line) {
-  rec.ours = true;
   rec.proposals = null;
   const made = change((edit) => {
     if (rec.place === 'setup') return edit.push([], 'setup', [line]);
@@ -84,8 +83,8 @@ function record(line) {
       return steps ? edit.push(['intro', steps - 1], 'demo', [line]) : edit.add('intro', { text: '', demo: [line] });
     }
     return edit.push(['task', Number(rec.place)], 'solution', [line]);
-  });
-  rec.ours = false;
+  }, '', { quiet: true });
+  if (made) rec.basis = basisOf();
   return made;
 }
 
@@ -93,10 +92,11 @@ function run(line) {
   if (!rec.recorder) return;
   const before = [...inFile(), ...rec.extra];
   const ran = JSON.parse(rec.recorder.run(line));
-  rec.log.push({ line, printed: ran.refused ? [ran.refused] : ran.lines, ok: ran.ok, refused: !!ran.refused, before });
+  const printed = ran.refused ? [ran.refused] : ran.lines;
+  rec.log.push({ line, printed, ok: ran.ok, refused: !!ran.refused, before });
   // The log is drawn anew with the panel, which a screen reader does not announce: the reply
   // is said in the page's one live region.
-  document.getElementById('announce').textContent = `${line}: ${(ran.refused ? [ran.refused] : ran.lines).join(' ') || 'nothing printed'}`;
+  document.getElementById('announce').textContent = `${line}: ${printed.join(' ') || 'nothing printed'}`;
   if (!ran.ok) {
     // An error reply may still have changed something (a transaction's other commands): the
     // console starts again without the line, as the file has it.
@@ -140,7 +140,8 @@ function predictFrom(entry) {
 
 function addTask() {
   const n = (S.draft?.lesson?.tasks.length ?? 0) + 1;
-  if (!change((edit) => edit.add('task', { kind: 'reach-state', title: `Task ${n}`, prompt: '', hints: [], solution: [] }), `Added task ${n}: play its solution here.`)) return;
+  // Quiet: the panel is drawn once, at the new task.
+  if (!change((edit) => edit.add('task', { kind: 'reach-state', title: `Task ${n}`, prompt: '', hints: [], solution: [] }), `Added task ${n}: play its solution here.`, { quiet: true })) return;
   rec.place = String(n - 1);
   rec.mode = 'lesson';
   leave();
@@ -151,7 +152,7 @@ function addTask() {
 function startOver() {
   if (rec.mode === 'lesson' && rec.place !== 'intro') {
     const [path, key] = rec.place === 'setup' ? [[], 'setup'] : [['task', Number(rec.place)], 'solution'];
-    if (!change((edit) => edit.set(path, key, []), 'Cleared what was recorded here (Undo brings it back).')) return;
+    if (!change((edit) => edit.set(path, key, []), 'Cleared what was recorded here (Undo brings it back).', { quiet: true })) return;
   }
   leave();
   restart();
@@ -186,7 +187,7 @@ function saveWrong(message) {
 }
 
 /** Redraws the panel, starting the console again when the lesson before this place changed
- * (not when the change was this console's own line). */
+ * (a line this console recorded moves its basis along: `record`). */
 export function drawRecord() {
   keepFocus(document.getElementById('panel-record'), draw);
 }
@@ -204,15 +205,11 @@ function draw() {
     leave();
   }
   if (basisOf() !== rec.basis) {
-    if (rec.ours && rec.recorder) rec.basis = basisOf();
-    else {
-      // The lesson before this place changed (typed in the file, undone): the console starts
-      // again from it, replaying this visit's own lines; the log stays.
-      if (rec.recorder && rec.log.length) S.notice('The lesson changed before this place: the console started again from it, with this visit\'s lines.');
-      restart();
-    }
+    // The lesson before this place changed (typed in the file, undone): the console starts
+    // again from it, replaying this visit's own lines; the log stays.
+    if (rec.recorder && rec.log.length) S.notice('The lesson changed before this place: the console started again from it, with this visit\'s lines.');
+    restart();
   }
-  rec.ours = false;
   const focused = document.activeElement?.id === 'rec-input';
   const here = isTask();
   const place = h('select', { id: 'rec-place', onchange: (e) => { rec.place = e.target.value; rec.mode = 'lesson'; leave(); restart(); drawRecord(); } },

@@ -53,8 +53,19 @@ export function fileName() {
   return typeof id === 'string' && id ? `${id}.toml` : 'lesson.toml';
 }
 
+/** The engine's reading of a text's TOML, kept for the last text read: an edit's result is
+ * read once to check it, and that reading is the file's once it is committed. */
+let lastRead = { text: null, read: null };
+function readToml(text) {
+  if (lastRead.text !== text) lastRead = { text, read: JSON.parse(engine.tree(text)) };
+  return lastRead.read;
+}
+
+/** Line ends as the studio keeps them (a text box gives nothing else back). */
+const lf = (text) => text.replace(/\r\n/g, '\n');
+
 /** An editor over the current text, or null (with the reason shown) while it is not TOML. */
-export function editor() {
+function editor() {
   flushTyping();
   if (!S.tree) {
     S.notice(`Fix the file first: line ${S.broken.line}, column ${S.broken.column}: ${S.broken.message}`, 'error');
@@ -66,7 +77,7 @@ export function editor() {
 /** Makes `text` the lesson: one step of the undo history, saved, the panels redrawn (but
  * `quiet`: a field's own change, whose panel already shows it, is not redrawn under the
  * author's hands, so focus and the next click stay where they were). */
-export function commit(text, what = '', { quiet = false } = {}) {
+function commit(text, what = '', { quiet = false } = {}) {
   if (text === S.text) return;
   S.history.length = S.at + 1;
   S.history.push(text);
@@ -83,7 +94,7 @@ export function change(make, what = '', options = {}) {
     const edit = editor();
     if (!edit) return false;
     const text = make(edit);
-    const read = JSON.parse(engine.tree(text));
+    const read = readToml(text);
     if (!read.ok) throw new Error(`it would leave the file unreadable (line ${read.broken.line}: ${read.broken.message})`);
     commit(text, what, options);
     return true;
@@ -113,7 +124,7 @@ function load(text, quiet = false) {
 
 /** What the engine reads of the text: its tree and the draft as written. */
 function read() {
-  const tree = JSON.parse(engine.tree(S.text));
+  const tree = readToml(S.text);
   S.tree = tree.ok ? tree.tree : null;
   S.broken = tree.ok ? null : tree.broken;
   S.draft = tree.ok ? JSON.parse(engine.draft(fileName(), S.text, 0)) : null;
@@ -196,10 +207,9 @@ function jumpTo(line, column) {
 /** Replaces the draft (New, Open, Import): undoable like any edit, and said so. The studio
  * keeps LF line ends (a text box gives nothing else back), so a CRLF file is converted once,
  * here, and told. */
-export function replace(text, what) {
-  const lf = text.replace(/\r\n/g, '\n');
-  const converted = lf === text ? '' : ' Its CRLF line ends are LF now.';
-  commit(lf, `${what}${converted} Undo brings back what was here before.`);
+function replace(text, what) {
+  const converted = lf(text) === text ? '' : ' Its CRLF line ends are LF now.';
+  commit(lf(text), `${what}${converted} Undo brings back what was here before.`);
 }
 
 async function openBuiltin(id) {
@@ -312,7 +322,8 @@ async function start() {
   const wanted = new URLSearchParams(location.search).get('lesson');
   $('studio').hidden = false;
   S.notice('');
-  commit((saved ?? NEW).replace(/\r\n/g, '\n'));
+  // Quiet: the panel is drawn once, by show.
+  commit(lf(saved ?? NEW), '', { quiet: true });
   panels.show('lesson');
   // Another tab of the studio saving its own draft replaces this one's in storage.
   window.addEventListener('storage', (e) => {
