@@ -206,13 +206,22 @@ pub struct Judged {
     pub error: Option<String>,
 }
 
+/// The draft's lesson, unfinished or not, once the file has a lesson's shape; else the first
+/// problem in the way, as `streamlab check` words it.
+pub fn lesson_of(file: &str, text: &str) -> Result<Lesson, String> {
+    match parse_draft(file, text) {
+        Ok((lesson, _)) => Ok(lesson),
+        Err(found) => Err(found.first().map_or_else(String::new, ToString::to_string)),
+    }
+}
+
 /// Judges `lines` as the work of `task` on the lesson as written.
 pub fn judge(file: &str, text: &str, task: usize, lines: &[String]) -> Judged {
     let refused =
         |error: String| Judged { passed: false, failures: Vec::new(), misconception: None, error: Some(error) };
-    let lesson = match parse_draft(file, text) {
-        Ok((lesson, _)) => lesson,
-        Err(found) => return refused(found.first().map_or_else(String::new, ToString::to_string)),
+    let lesson = match lesson_of(file, text) {
+        Ok(lesson) => lesson,
+        Err(error) => return refused(error),
     };
     // Lines as written (a recorded wrong path may hold `${expr}`), run as the lesson as
     // written fills them in, like the recorder that played them.

@@ -10,7 +10,7 @@ pub mod tree;
 
 use serde::Serialize;
 use streamlab_lessons::propose::propose;
-use streamlab_lessons::{parse_draft, run_one, CheckError, Lesson, Variant};
+use streamlab_lessons::{run_one, CheckError, Lesson, Variant};
 use streamlab_protocol::console::Console;
 use streamlab_protocol::Session;
 use wasm_bindgen::prelude::*;
@@ -53,10 +53,7 @@ pub fn markdown(text: &str) -> String {
 /// markdown previews while the author types.
 #[wasm_bindgen]
 pub fn prose(file: &str, text: &str, prose: &str) -> String {
-    match parse_draft(file, text) {
-        Ok((lesson, _)) => lesson.render(prose, 0),
-        Err(_) => prose.to_owned(),
-    }
+    draft::lesson_of(file, text).map_or_else(|_| prose.to_owned(), |lesson| lesson.render(prose, 0))
 }
 
 /// The draft rendered on `variant`, with the problems reading it found.
@@ -138,10 +135,7 @@ impl Recorder {
 impl Recorder {
     /// [`Recorder::new`], for Rust callers.
     pub fn open(file: &str, text: &str, place: &str, variant: usize, lines: &[String]) -> Result<Recorder, String> {
-        let lesson = match parse_draft(file, text) {
-            Ok((lesson, _)) => lesson,
-            Err(found) => return Err(found.first().map_or_else(String::new, ToString::to_string)),
-        };
+        let lesson = draft::lesson_of(file, text)?;
         let mut console = at(&lesson, place, variant)?;
         let start = console.session().clone();
         let variant = lesson.variant(variant).map_err(|e| e.to_string())?.clone();
